@@ -1,0 +1,45 @@
+// Command dbperf is a database benchmarking lab in one binary: reference workloads on embedded
+// engines and servers, measured truthfully, archived as plain files, reported side by side.
+// This package only parses flags and wires the library together.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/dbperf/dbperf/internal/session"
+	"github.com/spf13/cobra"
+
+	_ "github.com/dbperf/dbperf/internal/target/kvdb"  // pebble, bbolt
+	_ "github.com/dbperf/dbperf/internal/target/sqldb" // sqlite, postgres
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:   "dbperf",
+		Short: "Benchmark databases with reference workloads, truthful latency and plain-file archives",
+		Long: `dbperf runs reference workloads (the Insert Benchmark) against embedded engines
+(SQLite, Pebble, bbolt) and servers (PostgreSQL), records every operation's latency in HDR
+histograms from its intended start, checks the database after every step, and writes each run
+to a directory of plain files that 'dbperf summary' reads.`,
+		Example: `  dbperf run insert                                  # SQLite in a temporary file, seconds
+  dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000
+  dbperf run insert --target postgres://postgres@127.0.0.1:5432/ib --tables shared --out runs/pg-shared
+  dbperf summary runs/pg-shared runs/pebble-1
+  dbperf targets`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(runCmd(), summaryCmd(), targetsCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbperf:", err)
+		if errors.Is(err, session.ErrInterrupted) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/dbperf/dbperf/internal/target"
+	"github.com/spf13/cobra"
+)
+
+func targetsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "targets",
+		Short: "List the target kinds and how to name them",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "KIND\tTARGET STRING\tWHAT")
+			for _, k := range target.Kinds() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, k.Usage, k.Summary)
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,97 @@
+package measure
+
+import (
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Bucket is one bar of the Insert Benchmark's end-of-step latency histogram: the number of
+// operations whose latency was at most UpTo (and more than the previous bucket's bound).
+type Bucket struct {
+	UpTo  string `json:"le"`
+	Count int64  `json:"count"`
+}
+
+// referenceBuckets are the original's histogram bounds: 256us, 1ms, 4ms, ... 16s, then "more".
+var referenceBuckets = []struct {
+	name string
+	ns   int64
+}{
+	{"256us", 256 * int64(time.Microsecond)},
+	{"1ms", int64(time.Millisecond)},
+	{"4ms", 4 * int64(time.Millisecond)},
+	{"16ms", 16 * int64(time.Millisecond)},
+	{"64ms", 64 * int64(time.Millisecond)},
+	{"256ms", 256 * int64(time.Millisecond)},
+	{"1s", int64(time.Second)},
+	{"4s", 4 * int64(time.Second)},
+	{"16s", 16 * int64(time.Second)},
+	{"more", math.MaxInt64},
+}
+
+// OpSummary is the end-of-step figure set of one op type, as written to summary.json.
+// Count and PerSec are in the op type's units (rows for insert/delete/index, queries for query);
+// latency percentiles are per statement, in microseconds.
+type OpSummary struct {
+	Count      int64    `json:"count"`
+	Statements int64    `json:"statements"`
+	PerSec     float64  `json:"per_sec"`
+	Errors     int64    `json:"errors"`
+	MeanUs     float64  `json:"mean_us"`
+	P50Us      float64  `json:"p50_us"`
+	P90Us      float64  `json:"p90_us"`
+	P99Us      float64  `json:"p99_us"`
+	P999Us     float64  `json:"p999_us"`
+	P9999Us    float64  `json:"p9999_us"`
+	MaxUs      float64  `json:"max_us"`
+	Buckets    []Bucket `json:"buckets"`
+}
+
+// Summarize computes the figures of one op type over seconds of wall time.
+func Summarize(o *OpInterval, seconds float64) OpSummary {
+	h := o.Hist
+	s := OpSummary{Count: o.Units, Statements: o.Statements, Errors: o.Errors}
+	if seconds > 0 {
+		s.PerSec = round(float64(o.Units)/seconds, 3)
+	}
+	if h.TotalCount() > 0 {
+		s.MeanUs = round(h.Mean()/1e3, 3)
+		p := h.ValueAtPercentiles([]float64{50, 90, 99, 99.9, 99.99})
+		s.P50Us = round(Micros(p[50]), 3)
+		s.P90Us = round(Micros(p[90]), 3)
+		s.P99Us = round(Micros(p[99]), 3)
+		s.P999Us = round(Micros(p[99.9]), 3)
+		s.P9999Us = round(Micros(p[99.99]), 3)
+		s.MaxUs = round(Micros(h.Max()), 3)
+	}
+	s.Buckets = ReferenceBuckets(h)
+	return s
+}
+
+// ReferenceBuckets counts the histogram's values into the Insert Benchmark's buckets.
+// A histogram bar is attributed by its lowest equivalent value, which is within the
+// histogram's 0.1% precision of every value in it.
+func ReferenceBuckets(h *hdr.Histogram) []Bucket {
+	out := make([]Bucket, len(referenceBuckets))
+	for i, b := range referenceBuckets {
+		out[i].UpTo = b.name
+	}
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		i := 0
+		for bar.From > referenceBuckets[i].ns {
+			i++
+		}
+		out[i].Count += bar.Count
+	}
+	return out
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}

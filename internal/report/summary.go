@@ -1,0 +1,99 @@
+// Package report turns run directories into tables. It only reads archives; it never runs
+// anything.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbperf/dbperf/internal/archive"
+)
+
+// Run is a loaded run directory.
+type Run struct {
+	Path  string
+	Meta  archive.Run
+	Steps []archive.Step
+}
+
+// Load reads run directories.
+func Load(paths []string) ([]Run, error) {
+	var runs []Run
+	for _, p := range paths {
+		meta, steps, err := archive.Read(p)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, Run{Path: p, Meta: meta, Steps: steps})
+	}
+	return runs, nil
+}
+
+// summaryColumns are the headline figures of a step: rates per op type (rows/s for inserts and
+// deletes, queries/s), latency percentiles (µs), errors, client CPU per op, whether a q step
+// held its insert rate, then provenance.
+var summaryColumns = []string{
+	"run", "step", "ok", "secs", "ips", "dps", "qps", "xps",
+	"i_p50", "i_p99", "i_max", "d_p99", "q_p50", "q_p99", "q_p99.9", "q_max",
+	"errors", "cpu_us_op", "i_target", "target", "version", "date", "commit",
+}
+
+// Summary writes one aligned line per step per run.
+func Summary(w io.Writer, runs []Run) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(summaryColumns, "\t"))
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			fmt.Fprintln(tw, strings.Join(summaryRow(r, s), "\t"))
+		}
+	}
+	return tw.Flush()
+}
+
+func summaryRow(r Run, s archive.Step) []string {
+	ok := "yes"
+	switch {
+	case !s.Complete:
+		ok = "no"
+	case !s.Verified:
+		ok = "unchecked"
+	}
+	rate := func(op string) string {
+		if o, found := s.Ops[op]; found {
+			return fmt.Sprintf("%.0f", o.PerSec)
+		}
+		return "-"
+	}
+	lat := func(op string, pick func(p50, p99, p999, max float64) float64) string {
+		o, found := s.Ops[op]
+		if !found || o.Statements == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f", pick(o.P50Us, o.P99Us, o.P999Us, o.MaxUs))
+	}
+	p50 := func(a, _, _, _ float64) float64 { return a }
+	p99 := func(_, b, _, _ float64) float64 { return b }
+	p999 := func(_, _, c, _ float64) float64 { return c }
+	pmax := func(_, _, _, d float64) float64 { return d }
+	target := "-"
+	if met, found := s.Workload["insert_target_met"].(bool); found {
+		target = fmt.Sprintf("%.0f/%.0f", s.Workload["insert_achieved_per_sec"], s.Workload["insert_target_per_sec"])
+		if !met {
+			target += "!"
+		}
+	}
+	commit := r.Meta.Dbperf.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return []string{
+		r.Meta.Name, s.Step, ok, fmt.Sprintf("%.1f", s.Seconds),
+		rate("insert"), rate("delete"), rate("query"), rate("index"),
+		lat("insert", p50), lat("insert", p99), lat("insert", pmax), lat("delete", p99),
+		lat("query", p50), lat("query", p99), lat("query", p999), lat("query", pmax),
+		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target,
+		r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit,
+	}
+}

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"context"
+	"time"
+)
+
+// Tick is what a schedule needs to decide when a worker's next operation is due.
+type Tick struct {
+	Start time.Time       // when the step started
+	N     int64           // operations this worker has completed
+	Stop  <-chan struct{} // closed when every primary worker is done
+}
+
+// A Schedule decides when a worker's next operation is due. Next blocks until then and returns
+// the intended start, from which the operation's latency is measured; ok is false when the
+// worker has no more work (or ctx is done).
+type Schedule interface {
+	Next(ctx context.Context, t Tick) (due time.Time, ok bool)
+}
+
+// ClosedLoop runs operations back to back: each is due when the previous one ends.
+// Limit > 0 bounds the number of operations; otherwise the worker runs until Stop.
+type ClosedLoop struct {
+	Limit int64
+}
+
+// Next implements Schedule.
+func (c ClosedLoop) Next(ctx context.Context, t Tick) (time.Time, bool) {
+	if c.Limit > 0 && t.N >= c.Limit {
+		return time.Time{}, false
+	}
+	if ctx.Err() != nil {
+		return time.Time{}, false
+	}
+	if c.Limit <= 0 {
+		select {
+		case <-t.Stop:
+			return time.Time{}, false
+		default:
+		}
+	}
+	return time.Now(), true
+}
+
+// Offset is the pacing rule of a constant rate, as a pure function: the n-th operation (from 0)
+// is due n/perSec seconds after the start. Every start is an absolute offset, so a slow operation
+// never pushes later ones back: the worker catches up by starting overdue operations at once, and
+// their latency, measured from the intended start, includes the time they waited.
+func Offset(perSec float64, n int64) time.Duration {
+	return time.Duration(float64(n) / perSec * float64(time.Second))
+}
+
+// ConstantRate runs PerSec operations a second, spread evenly (not in a burst at the start of each
+// second), for Limit operations (or until Stop when Limit is 0).
+type ConstantRate struct {
+	PerSec float64
+	Limit  int64
+}
+
+// Next implements Schedule.
+func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
+	if c.Limit > 0 && t.N >= c.Limit {
+		return time.Time{}, false
+	}
+	due := t.Start.Add(Offset(c.PerSec, t.N))
+	if !sleepUntil(ctx, due, t.Stop, c.Limit <= 0) {
+		return time.Time{}, false
+	}
+	return due, true
+}
+
+// sleepUntil waits for the wall clock to reach due. It returns false if ctx ends first, or, when
+// stoppable, if stop closes first.
+func sleepUntil(ctx context.Context, due time.Time, stop <-chan struct{}, stoppable bool) bool {
+	d := time.Until(due)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var stopCh <-chan struct{}
+	if stoppable {
+		stopCh = stop
+	}
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-stopCh:
+		return false
+	}
+}
+
+// Gated waits for Wait before asking Schedule: back-pressure between roles. In a closed loop the
+// wait is not part of the operation's latency; with a rate, the intended start is fixed by the
+// rate, so a wait that makes the operation late does count.
+type Gated struct {
+	Schedule Schedule
+	Wait     func(ctx context.Context) bool
+}
+
+// Next implements Schedule.
+func (g Gated) Next(ctx context.Context, t Tick) (time.Time, bool) {
+	if !g.Wait(ctx) {
+		return time.Time{}, false
+	}
+	return g.Schedule.Next(ctx, t)
+}
+
+// OnDone calls Done once, when Schedule says the worker has no more work.
+type OnDone struct {
+	Schedule Schedule
+	Done     func()
+}
+
+// Next implements Schedule.
+func (o OnDone) Next(ctx context.Context, t Tick) (time.Time, bool) {
+	due, ok := o.Schedule.Next(ctx, t)
+	if !ok {
+		o.Done()
+	}
+	return due, ok
+}

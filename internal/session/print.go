@@ -1,0 +1,143 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/workload"
+)
+
+// opLetter abbreviates op types in the live line the way the Insert Benchmark does (i, d, q).
+var opLetter = [measure.NumOps]string{"i", "d", "q", "x", "s"}
+
+// liveLine prints one line a second with the reference's columns: interval and total rates,
+// the interval's max latency (µs), totals and errors per op type, then progress.
+type liveLine struct {
+	out      io.Writer
+	ops      []measure.Op
+	progress measure.Op
+	total    int64
+	start    time.Time
+	done     [measure.NumOps]int64
+	errs     [measure.NumOps]int64
+	n        int
+}
+
+func newLiveLine(out io.Writer, step string, plan *workload.StepPlan) *liveLine {
+	l := &liveLine{out: out, ops: plan.Step.Ops, progress: plan.Progress, total: plan.Total}
+	var h []string
+	h = append(h, "i_sec", "t_sec")
+	for _, o := range l.ops {
+		h = append(h, "i_"+opLetter[o]+"ps", "t_"+opLetter[o]+"ps")
+	}
+	for _, o := range l.ops {
+		h = append(h, "max_"+opLetter[o])
+	}
+	for _, o := range l.ops {
+		h = append(h, "t_"+o.String())
+	}
+	for _, o := range l.ops {
+		h = append(h, "retry_"+opLetter[o])
+	}
+	h = append(h, "pct", "left")
+	fmt.Fprintf(out, "== step %s\n", step)
+	fmt.Fprintln(out, pad(h))
+	return l
+}
+
+func pad(cols []string) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%9s", c)
+	}
+	return b.String()
+}
+
+func (l *liveLine) print(iv *measure.Interval) {
+	if l.start.IsZero() {
+		l.start = iv.Start
+	}
+	elapsed := iv.End.Sub(l.start).Seconds()
+	cols := []string{fmt.Sprintf("%.1f", iv.Seconds()), fmt.Sprintf("%.1f", elapsed)}
+	for _, o := range l.ops {
+		l.done[o] += iv.Ops[o].Units
+		l.errs[o] += iv.Ops[o].Errors
+		cols = append(cols, fmt.Sprintf("%.0f", iv.PerSec(o)), fmt.Sprintf("%.0f", float64(l.done[o])/elapsed))
+	}
+	for _, o := range l.ops {
+		cols = append(cols, fmt.Sprintf("%.0f", measure.Micros(iv.Ops[o].Hist.Max())))
+	}
+	for _, o := range l.ops {
+		cols = append(cols, fmt.Sprint(l.done[o]))
+	}
+	for _, o := range l.ops {
+		cols = append(cols, fmt.Sprint(l.errs[o]))
+	}
+	pct, left := "-", "-"
+	if done := l.done[l.progress]; l.total > 0 {
+		pct = fmt.Sprintf("%.1f%%", 100*float64(done)/float64(l.total))
+		if done > 0 {
+			rest := time.Duration(elapsed * float64(l.total-done) / float64(done) * float64(time.Second))
+			left = rest.Round(time.Second).String()
+		}
+	}
+	cols = append(cols, pct, left)
+	fmt.Fprintln(l.out, pad(cols))
+}
+
+// printSummary prints the end-of-step figures: counts, rates and latency percentiles per op
+// type, the reference's latency histogram, the workload's own figures and the check.
+func printSummary(out io.Writer, s archive.Step) {
+	state := "done"
+	if !s.Complete {
+		state = "NOT complete"
+	}
+	fmt.Fprintf(out, "-- %s %s in %.1fs; client CPU %.3fs (%.2f us/op)\n", s.Step, state, s.Seconds, s.ClientCPUSec, s.ClientCPUUsPerOp)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "op\tcount\tper_sec\tp50_us\tp90_us\tp99_us\tp99.9_us\tp99.99_us\tmax_us\terrors\t")
+	for _, name := range s.OpNames() {
+		o := s.Ops[name]
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t\n",
+			name, o.Count, o.PerSec, o.P50Us, o.P90Us, o.P99Us, o.P999Us, o.P9999Us, o.MaxUs, o.Errors)
+	}
+	tw.Flush()
+	for _, name := range s.OpNames() {
+		var b strings.Builder
+		for _, bk := range s.Ops[name].Buckets {
+			if bk.UpTo == "more" {
+				fmt.Fprintf(&b, " >16s:%d", bk.Count)
+			} else {
+				fmt.Fprintf(&b, " <=%s:%d", bk.UpTo, bk.Count)
+			}
+		}
+		fmt.Fprintf(out, "   %s latency:%s max:%.6fs\n", name, b.String(), s.Ops[name].MaxUs/1e6)
+	}
+	if len(s.Workload) > 0 {
+		keys := make([]string, 0, len(s.Workload))
+		for k := range s.Workload {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(out, "   %s: %v\n", k, s.Workload[k])
+		}
+		if met, ok := s.Workload["insert_target_met"].(bool); ok && !met {
+			fmt.Fprintf(out, "   WARNING: the insert rate is below 95%% of the target: query figures of this step are not comparable\n")
+		}
+	}
+	switch {
+	case s.Verified:
+		fmt.Fprintln(out, "   check: the database holds exactly what the client wrote")
+	case s.Error != "":
+		fmt.Fprintf(out, "   FAILED: %s\n", s.Error)
+	}
+}

@@ -1,0 +1,117 @@
+// Package sqldb runs the workloads on SQL databases: PostgreSQL (pgx) and SQLite. The SQL text is
+// the reference's, built by a dialect; the connection code is per driver.
+package sqldb
+
+import (
+	"fmt"
+	"strings"
+
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+// dialect builds the Insert Benchmark's SQL for one DBMS.
+type dialect struct {
+	name        string
+	placeholder func(i int) string // i from 1
+	createTable string             // format with the table name
+	// indexHint is inserted after the table name of range queries (MySQL's FORCE INDEX);
+	// format with table and index name.
+	indexHint string
+}
+
+var postgres = dialect{
+	name:        "postgres",
+	placeholder: func(i int) string { return fmt.Sprintf("$%d", i) },
+	createTable: `CREATE TABLE %s (
+  transactionid bigserial PRIMARY KEY,
+  dateandtime timestamp without time zone,
+  cashregisterid int NOT NULL,
+  customerid int NOT NULL,
+  productid int NOT NULL,
+  price int NOT NULL,
+  data varchar(4000))`,
+}
+
+// SQLite keeps transactionid as the rowid (a clustered primary key, like InnoDB's) and
+// dateandtime as unix seconds (SQLite has no timestamp type; integers are its compact form).
+var sqlite = dialect{
+	name:        "sqlite",
+	placeholder: func(int) string { return "?" },
+	createTable: `CREATE TABLE %s (
+  transactionid INTEGER PRIMARY KEY,
+  dateandtime datetime,
+  cashregisterid int NOT NULL,
+  customerid int NOT NULL,
+  productid int NOT NULL,
+  price int NOT NULL,
+  data varchar(4000))`,
+}
+
+func (d dialect) dropTable(t string) string      { return "DROP TABLE IF EXISTS " + t }
+func (d dialect) createTableSQL(t string) string { return fmt.Sprintf(d.createTable, t) }
+
+func indexName(t string, idx ib.Index) string { return t + "_" + idx.String() }
+
+// createIndex is one index's DDL (the reference creates them one statement each on Postgres).
+func (d dialect) createIndex(t string, idx ib.Index) string {
+	return fmt.Sprintf("CREATE INDEX %s ON %s (%s)", indexName(t, idx), t, strings.Join(ib.IndexColumns[idx][:], ", "))
+}
+
+const insertColumns = "transactionid, dateandtime, cashregisterid, customerid, productid, price, data"
+
+// insert is a multi-row INSERT of n rows, 7 parameters a row.
+func (d dialect) insert(t string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", t, insertColumns)
+	p := 1
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("(")
+		for c := range 7 {
+			if c > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(d.placeholder(p))
+			p++
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// deleteOldest is the reference's Postgres form, bounded above as well so that concurrent
+// deleters of a shared table never touch each other's rows: parameters from, to, limit.
+func (d dialect) deleteOldest(t string) string {
+	return fmt.Sprintf("DELETE FROM %s WHERE transactionid IN (SELECT transactionid FROM %s WHERE transactionid >= %s AND transactionid < %s ORDER BY transactionid LIMIT %s)",
+		t, t, d.placeholder(1), d.placeholder(2), d.placeholder(3))
+}
+
+// rangeQuery is the covering range query on one index; parameter x.
+func (d dialect) rangeQuery(t string, idx ib.Index) string {
+	cols := ib.IndexColumns[idx]
+	op := ">="
+	if idx.Strict() {
+		op = ">"
+	}
+	hint := ""
+	if d.indexHint != "" {
+		hint = " " + fmt.Sprintf(d.indexHint, t, indexName(t, idx))
+	}
+	return fmt.Sprintf("SELECT %s FROM %s%s WHERE %s %s %s ORDER BY %s LIMIT %d",
+		strings.Join(cols[:], ", "), t, hint, cols[0], op, d.placeholder(1), strings.Join(cols[:], ", "), ib.RowsPerQuery)
+}
+
+// pointQuery selects n ids with an IN list.
+func (d dialect) pointQuery(t string, n int) string {
+	ph := make([]string, n)
+	for i := range ph {
+		ph[i] = d.placeholder(i + 1)
+	}
+	return fmt.Sprintf("SELECT transactionid, productid, data FROM %s WHERE transactionid IN (%s)", t, strings.Join(ph, ", "))
+}
+
+func (d dialect) tableStats(t string) string {
+	return fmt.Sprintf("SELECT count(*), coalesce(min(transactionid), 0), coalesce(max(transactionid), 0) FROM %s", t)
+}

@@ -1,0 +1,352 @@
+package sqldb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/target"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func init() {
+	target.Register(target.Kind{
+		Name: "postgres", Usage: "postgres://USER[:PASSWORD]@HOST:PORT/DB",
+		Summary: "PostgreSQL server (pgx); the database is created if it does not exist",
+		Open:    openPostgres,
+	})
+}
+
+// Postgres is a PostgreSQL target. It keeps one connection for DDL and checks; each client
+// role opens its own.
+type Postgres struct {
+	spec  target.Spec
+	cfg   *pgx.ConnConfig
+	admin *pgx.Conn
+}
+
+var (
+	_ ib.Store      = (*Postgres)(nil)
+	_ ib.Settler    = (*Postgres)(nil)
+	_ target.Target = (*Postgres)(nil)
+)
+
+func openPostgres(ctx context.Context, s target.Spec) (target.Target, error) {
+	cfg, err := pgx.ParseConfig(s.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
+	}
+	cfg.RuntimeParams["application_name"] = "dbperf"
+	p := &Postgres{spec: s, cfg: cfg}
+	p.admin, err = p.connect(ctx)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "3D000" { // invalid_catalog_name: create it
+		if cerr := p.createDatabase(ctx); cerr != nil {
+			return nil, cerr
+		}
+		p.admin, err = p.connect(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// connect opens a connection and turns the driver's errors into one sentence that says what to do.
+func (p *Postgres) connect(ctx context.Context) (*pgx.Conn, error) {
+	return p.connectTo(ctx, p.cfg)
+}
+
+func (p *Postgres) connectTo(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		return c, nil
+	}
+	where := fmt.Sprintf("postgres at %s:%d", cfg.Host, cfg.Port)
+	var pgErr *pgconn.PgError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "28P01":
+		return nil, fmt.Errorf("cannot connect to %s: password authentication failed for user %q; check the password in the target URL (or PGPASSWORD)", where, cfg.User)
+	case errors.As(err, &pgErr) && pgErr.Code == "3D000":
+		return nil, err // handled by the caller
+	case errors.As(err, &pgErr):
+		return nil, fmt.Errorf("cannot connect to %s as %q: %s (SQLSTATE %s)", where, cfg.User, pgErr.Message, pgErr.Code)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return nil, fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there? (scripts/postgres-server.sh start starts one)", where)
+	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("cannot connect to %s: no answer within 15s; check the host and port", where)
+	default:
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			return nil, fmt.Errorf("cannot connect to %s: unknown host %q", where, cfg.Host)
+		}
+		return nil, fmt.Errorf("cannot connect to %s: %v", where, target.Scrub(p.spec, err))
+	}
+}
+
+func (p *Postgres) createDatabase(ctx context.Context) error {
+	cfg := p.cfg.Copy()
+	cfg.Database = "postgres"
+	c, err := p.connectTo(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{p.cfg.Database}.Sanitize()); err != nil {
+		return fmt.Errorf("database %q does not exist and creating it failed: %v", p.cfg.Database, err)
+	}
+	return nil
+}
+
+// settingsOfInterest are the server settings that explain results; they go into run.json.
+var settingsOfInterest = []string{
+	"shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem", "wal_buffers",
+	"synchronous_commit", "fsync", "full_page_writes", "wal_compression", "wal_level",
+	"max_wal_size", "min_wal_size", "checkpoint_timeout", "checkpoint_completion_target",
+	"autovacuum", "autovacuum_vacuum_scale_factor", "autovacuum_naptime", "random_page_cost",
+	"effective_io_concurrency", "huge_pages", "jit", "max_connections",
+}
+
+// Info implements target.Target, reading the version and settings from the server itself.
+func (p *Postgres) Info(ctx context.Context) target.Info {
+	info := target.Info{Kind: "postgres", Target: p.spec.String(), Engine: "PostgreSQL", Settings: map[string]any{}}
+	if err := p.admin.QueryRow(ctx, "SHOW server_version").Scan(&info.Version); err != nil {
+		info.Version = "unknown: " + err.Error()
+	}
+	rows, err := p.admin.Query(ctx, "SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingsOfInterest)
+	if err == nil {
+		for rows.Next() {
+			var name, setting, unit string
+			if rows.Scan(&name, &setting, &unit) == nil {
+				if unit != "" {
+					setting += " (" + unit + ")"
+				}
+				info.Settings[name] = setting
+			}
+		}
+		rows.Close()
+	}
+	return info
+}
+
+// Close implements target.Target.
+func (p *Postgres) Close() error { return p.admin.Close(context.Background()) }
+
+// CreateTables implements insertbench.Store.
+func (p *Postgres) CreateTables(ctx context.Context, tables []string) error {
+	for _, t := range tables {
+		for _, q := range []string{postgres.dropTable(t), postgres.createTableSQL(t)} {
+			if _, err := p.admin.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+	}
+	return nil
+}
+
+// CreateIndexes implements insertbench.Store: one CREATE INDEX per index, as the reference does.
+func (p *Postgres) CreateIndexes(ctx context.Context, table string) error {
+	c, err := p.connect(ctx) // tables are indexed concurrently, one connection each
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for idx := range ib.NumIndexes {
+		if _, err := c.Exec(ctx, postgres.createIndex(table, idx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Settle implements insertbench.Settler: vacuum (with analyze and index cleanup) each table,
+// then a checkpoint, so that the q steps start without vacuum debt or dirty pages.
+func (p *Postgres) Settle(ctx context.Context, tables []string) (string, error) {
+	var done []string
+	for _, t := range tables {
+		if _, err := p.admin.Exec(ctx, "VACUUM (ANALYZE, INDEX_CLEANUP ON) "+t); err != nil {
+			return "", err
+		}
+	}
+	done = append(done, fmt.Sprintf("vacuum (analyze, index_cleanup on) of %d tables", len(tables)))
+	if _, err := p.admin.Exec(ctx, "CHECKPOINT"); err != nil {
+		done = append(done, "no checkpoint ("+err.Error()+")")
+	} else {
+		done = append(done, "checkpoint")
+	}
+	return strings.Join(done, "; "), nil
+}
+
+// Stats implements insertbench.Store. Index entries are counted by an index-only scan of each
+// index; the plan is checked to really use that index.
+func (p *Postgres) Stats(ctx context.Context, table string) (ib.TableStats, error) {
+	var st ib.TableStats
+	if err := p.admin.QueryRow(ctx, postgres.tableStats(table)).Scan(&st.Rows, &st.MinID, &st.MaxID); err != nil {
+		return st, err
+	}
+	var n int
+	if err := p.admin.QueryRow(ctx, "SELECT count(*) FROM pg_indexes WHERE tablename = $1 AND indexname <> $2",
+		table, table+"_pkey").Scan(&n); err != nil {
+		return st, err
+	}
+	if n == 0 {
+		return st, nil
+	}
+	st.IndexRows = make([]int64, ib.NumIndexes)
+	tx, err := p.admin.Begin(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer tx.Rollback(ctx)
+	for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
+		if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
+			return st, err
+		}
+	}
+	for idx := range ib.NumIndexes {
+		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s >= -1", table, ib.IndexColumns[idx][0])
+		var plan strings.Builder
+		rows, err := tx.Query(ctx, "EXPLAIN "+q)
+		if err != nil {
+			return st, err
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				rows.Close()
+				return st, err
+			}
+			plan.WriteString(line + "\n")
+		}
+		rows.Close()
+		if !strings.Contains(plan.String(), indexName(table, idx)) {
+			st.Problems = append(st.Problems, fmt.Sprintf("cannot count index %s: the planner does not use it:\n%s", indexName(table, idx), plan.String()))
+			continue
+		}
+		if err := tx.QueryRow(ctx, q).Scan(&st.IndexRows[idx]); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// Connect implements insertbench.Store.
+func (p *Postgres) Connect(ctx context.Context) (ib.Conn, error) {
+	c, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{c: c, sql: map[string]*tableSQL{}}, nil
+}
+
+// tableSQL caches one table's statements; pgx prepares each once per connection.
+type tableSQL struct {
+	insert       map[int]string
+	deleteOldest string
+	rangeQuery   [ib.NumIndexes]string
+	pointQuery   string
+}
+
+func newTableSQL(d dialect, t string) *tableSQL {
+	s := &tableSQL{insert: map[int]string{}, deleteOldest: d.deleteOldest(t), pointQuery: d.pointQuery(t, ib.RowsPerQuery)}
+	for idx := range ib.NumIndexes {
+		s.rangeQuery[idx] = d.rangeQuery(t, idx)
+	}
+	return s
+}
+
+func (s *tableSQL) insertSQL(d dialect, t string, n int) string {
+	q, ok := s.insert[n]
+	if !ok {
+		q = d.insert(t, n)
+		s.insert[n] = q
+	}
+	return q
+}
+
+type pgConn struct {
+	c    *pgx.Conn
+	sql  map[string]*tableSQL
+	args []any
+}
+
+func (c *pgConn) table(t string) *tableSQL {
+	s, ok := c.sql[t]
+	if !ok {
+		s = newTableSQL(postgres, t)
+		c.sql[t] = s
+	}
+	return s
+}
+
+func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
+	c.args = c.args[:0]
+	for i := range rows {
+		r := &rows[i]
+		c.args = append(c.args, r.ID, time.Unix(r.DateAndTime, 0).UTC(), r.CashRegister, r.Customer, r.Product, r.Price, r.Data)
+	}
+	_, err := c.c.Exec(ctx, c.table(t).insertSQL(postgres, t, len(rows)), c.args...)
+	return err
+}
+
+func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	tag, err := c.c.Exec(ctx, c.table(t).deleteOldest, from, to, to-from)
+	return tag.RowsAffected(), err
+}
+
+func (c *pgConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
+	rows, err := c.c.Query(ctx, c.table(t).rangeQuery[idx], x)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ib.IndexRow
+		var a, b, d int32
+		var ts time.Time
+		switch idx {
+		case ib.PDC:
+			err = rows.Scan(&a, &ts, &d)
+			r = ib.IndexRow{int64(a), ts.Unix(), int64(d)}
+		default:
+			err = rows.Scan(&a, &b, &d)
+			r = ib.IndexRow{int64(a), int64(b), int64(d)}
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
+	c.args = c.args[:0]
+	for _, id := range ids {
+		c.args = append(c.args, id)
+	}
+	rows, err := c.c.Query(ctx, c.table(t).pointQuery, c.args...)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ib.PointRow
+		if err := rows.Scan(&r.ID, &r.Product, &r.Data); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (c *pgConn) Close() error { return c.c.Close(context.Background()) }

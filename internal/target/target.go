@@ -1,0 +1,149 @@
+// Package target names and opens the systems dbperf measures. A target is named by one string
+// (sqlite, sqlite:PATH, pebble:PATH, bbolt:PATH, postgres://user@host:port/db); each kind
+// registers itself from its own package, and a workload finds the store interface it needs on
+// the opened target with a type assertion.
+package target
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Spec is a parsed target string.
+type Spec struct {
+	Kind string // registered kind: sqlite, pebble, bbolt, postgres
+	Path string // embedded engines: file or directory; empty means a temporary one
+	DSN  string // servers: the connection URL, password included (never print it: use String)
+}
+
+// String is the target string without any password, safe to print and archive.
+func (s Spec) String() string {
+	if s.DSN != "" {
+		return RedactDSN(s.DSN)
+	}
+	if s.Path == "" {
+		return s.Kind
+	}
+	return s.Kind + ":" + s.Path
+}
+
+// Info describes an opened target for run.json and reports.
+type Info struct {
+	Kind     string         `json:"kind"`
+	Target   string         `json:"target"` // the redacted target string
+	Engine   string         `json:"engine"` // e.g. "PostgreSQL", "Pebble"
+	Version  string         `json:"version"`
+	Settings map[string]any `json:"settings,omitempty"`
+}
+
+// Target is an opened system under test.
+type Target interface {
+	Info(ctx context.Context) Info
+	Close() error
+}
+
+// Kind is a registered target kind.
+type Kind struct {
+	Name    string
+	Usage   string // e.g. "pebble:PATH"
+	Summary string
+	Open    func(ctx context.Context, s Spec) (Target, error)
+}
+
+var kinds = map[string]Kind{}
+
+// Register makes a kind available; each target package calls it from init.
+func Register(k Kind) { kinds[k.Name] = k }
+
+// Kinds lists the registered kinds by name.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Parse reads a target string.
+func Parse(s string) (Spec, error) {
+	if s == "" {
+		return Spec{}, fmt.Errorf("the target is empty: give one of %s", usages())
+	}
+	if i := strings.Index(s, "://"); i > 0 {
+		scheme := s[:i]
+		if scheme == "postgresql" {
+			scheme = "postgres"
+		}
+		if _, ok := kinds[scheme]; !ok {
+			return Spec{}, fmt.Errorf("unknown target kind %q in %s: give one of %s", scheme, RedactDSN(s), usages())
+		}
+		if _, err := url.Parse(s); err != nil {
+			return Spec{}, fmt.Errorf("target %s is not a valid URL (expected %s://user:password@host:port/database)", RedactDSN(s), scheme)
+		}
+		return Spec{Kind: scheme, DSN: s}, nil
+	}
+	kind, path, _ := strings.Cut(s, ":")
+	if _, ok := kinds[kind]; !ok {
+		return Spec{}, fmt.Errorf("unknown target %q: give one of %s", s, usages())
+	}
+	return Spec{Kind: kind, Path: path}, nil
+}
+
+// Open opens the target named by s.
+func Open(ctx context.Context, s Spec) (Target, error) {
+	k, ok := kinds[s.Kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown target kind %q: give one of %s", s.Kind, usages())
+	}
+	t, err := k.Open(ctx, s)
+	if err != nil {
+		return nil, Scrub(s, err)
+	}
+	return t, nil
+}
+
+func usages() string {
+	var u []string
+	for _, k := range Kinds() {
+		u = append(u, k.Usage)
+	}
+	return strings.Join(u, ", ")
+}
+
+var userinfo = regexp.MustCompile(`(://[^:/@\s]*):[^@\s]*@`)
+
+// RedactDSN removes the password from every URL in s.
+func RedactDSN(s string) string { return userinfo.ReplaceAllString(s, "$1@") }
+
+// Scrub returns err with the spec's password removed from its message, wherever a driver put it.
+func Scrub(s Spec, err error) error {
+	if err == nil || s.DSN == "" {
+		return err
+	}
+	u, perr := url.Parse(s.DSN)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	pw, ok := u.User.Password()
+	msg := RedactDSN(err.Error())
+	if ok && pw != "" && strings.Contains(msg, pw) {
+		msg = strings.ReplaceAll(msg, pw, "********")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return scrubbed{msg: msg, err: err}
+}
+
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (s scrubbed) Error() string { return s.msg }
+func (s scrubbed) Unwrap() error { return s.err }

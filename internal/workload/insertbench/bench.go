@@ -1,0 +1,439 @@
+// Package insertbench is the Insert Benchmark (iibench): load in primary key order, build three
+// secondary indexes, insert random with respect to them while deleting the oldest rows (a FIFO
+// queue of fixed size), then range and point queries while inserts run at a fixed rate.
+//
+// It follows ../shared/reference/insert-benchmark.md; docs/insert-benchmark.md lists every
+// deliberate deviation.
+package insertbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/workload"
+)
+
+// table is the client's own account of one table: which ids exist. The client assigns ids, so
+// it knows the FIFO head and tail without asking the database.
+type table struct {
+	name      string
+	producers int          // inserters (and deleters) using this table
+	nextID    atomic.Int64 // next transactionid to assign
+	committed atomic.Int64 // highest id known committed
+	head      int64        // lowest id not deleted, at the start of the current step
+	indexed   bool
+
+	backlog *runner.Backlog // current step's rows inserted and not yet claimed for deletion
+}
+
+// currentHead is the lowest id not yet claimed for deletion.
+func (t *table) currentHead() int64 {
+	if t.backlog == nil {
+		return t.head
+	}
+	return t.head + t.backlog.Claimed()
+}
+
+func (t *table) markCommitted(id int64) {
+	for {
+		c := t.committed.Load()
+		if id <= c || t.committed.CompareAndSwap(c, id) {
+			return
+		}
+	}
+}
+
+// Bench is the Insert Benchmark bound to a store.
+type Bench struct {
+	cfg    Config
+	store  Store
+	tables []*table
+	loaded bool // the client's table accounts are known (after l.i0, or read from the database)
+}
+
+var _ workload.Workload = (*Bench)(nil)
+
+// New validates cfg and binds the benchmark to store.
+func New(cfg Config, store Store) (*Bench, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Bench{cfg: cfg, store: store}
+	n := cfg.Clients
+	if cfg.SharedTable {
+		n = 1
+	}
+	for i := range n {
+		t := &table{name: fmt.Sprintf("pi%d", i+1), producers: 1}
+		if cfg.SharedTable {
+			t.producers = cfg.Clients
+		}
+		b.tables = append(b.tables, t)
+	}
+	return b, nil
+}
+
+// Steps implements workload.Workload.
+func (b *Bench) Steps() []string { return b.cfg.Steps }
+
+// Settings implements workload.Workload.
+func (b *Bench) Settings() map[string]any {
+	mode := "per-client"
+	if b.cfg.SharedTable {
+		mode = "shared"
+	}
+	return map[string]any{
+		"clients":         b.cfg.Clients,
+		"tables":          mode,
+		"rows":            b.cfg.Rows,
+		"l1_rows":         b.cfg.L1Rows,
+		"l2_rows":         b.cfg.L1Rows / 4,
+		"q_seconds":       b.cfg.QSeconds,
+		"data_min":        b.cfg.Data.Min,
+		"data_max":        b.cfg.Data.Max,
+		"data_random_pct": b.cfg.Data.RandomPct,
+		"settle_wait_sec": b.cfg.SettleWait.Seconds(),
+		"retries":         b.cfg.Retries,
+		"steps":           b.cfg.Steps,
+	}
+}
+
+func (b *Bench) tableOf(client int) *table {
+	if b.cfg.SharedTable {
+		return b.tables[0]
+	}
+	return b.tables[client]
+}
+
+func (b *Bench) tableNames() []string {
+	names := make([]string, len(b.tables))
+	for i, t := range b.tables {
+		names[i] = t.name
+	}
+	return names
+}
+
+// rng returns the random stream of one role of one client in one step: never the same stream
+// twice within a run, and different in every run with a different seed.
+func (b *Bench) rng(step, role string, client int) *rand.Rand {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d", step, role, client)
+	return rand.New(rand.NewPCG(b.cfg.Seed, h.Sum64()))
+}
+
+// loadAccounts reads the tables' state from the database when a run starts after l.i0.
+func (b *Bench) loadAccounts(ctx context.Context) error {
+	for _, t := range b.tables {
+		st, err := b.store.Stats(ctx, t.name)
+		if err != nil {
+			return fmt.Errorf("reading table %s (run l.i0 first to create it): %w", t.name, err)
+		}
+		if st.Rows == 0 {
+			return fmt.Errorf("table %s is empty: run l.i0 first", t.name)
+		}
+		t.head = st.MinID
+		t.nextID.Store(st.MaxID + 1)
+		t.committed.Store(st.MaxID)
+		t.indexed = st.IndexRows != nil
+	}
+	b.loaded = true
+	return nil
+}
+
+// Plan implements workload.Workload.
+func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, error) {
+	info, err := parseStep(step)
+	if err != nil {
+		return nil, err
+	}
+	if info.kind == kindLoad {
+		if err := b.store.CreateTables(ctx, b.tableNames()); err != nil {
+			return nil, fmt.Errorf("creating tables: %w", err)
+		}
+		for _, t := range b.tables {
+			t.head = 1
+			t.nextID.Store(1)
+			t.committed.Store(0)
+			t.indexed = false
+		}
+		b.loaded = true
+	} else if !b.loaded {
+		if err := b.loadAccounts(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range b.tables {
+		t.head = t.currentHead() // the previous step's deletes are done
+		t.backlog = nil
+	}
+	p := &planner{b: b, step: step, info: info}
+	plan, err := p.build(ctx)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	plan.Close = p.close
+	return plan, nil
+}
+
+// planner builds one step's workers and holds their connections.
+type planner struct {
+	b     *Bench
+	step  string
+	info  stepInfo
+	conns []Conn
+}
+
+func (p *planner) connect(ctx context.Context) (Conn, error) {
+	c, err := p.b.store.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.conns = append(p.conns, c)
+	return c, nil
+}
+
+func (p *planner) close() error {
+	var errs []error
+	for _, c := range p.conns {
+		errs = append(errs, c.Close())
+	}
+	p.conns = nil
+	return errors.Join(errs...)
+}
+
+func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
+	b := p.b
+	plan := &workload.StepPlan{}
+	s := &plan.Step
+	s.Name, s.Retries = p.step, b.cfg.Retries
+	switch p.info.kind {
+	case kindIndex:
+		s.Ops = []measure.Op{measure.Index}
+		plan.Progress, plan.PerOp = measure.Index, measure.Index
+		for _, t := range b.tables {
+			rows := t.nextID.Load() - t.head
+			plan.Total += rows
+			s.Workers = append(s.Workers, runner.Worker{
+				Name: "index builder " + t.name, Op: measure.Index, Primary: true,
+				Schedule: runner.ClosedLoop{Limit: 1},
+				Do: func(ctx context.Context, _ int) (int64, error) {
+					if err := b.store.CreateIndexes(ctx, t.name); err != nil {
+						return 0, err
+					}
+					t.indexed = true
+					return rows, nil
+				},
+			})
+		}
+		return plan, nil
+	case kindSettle:
+		s.Ops = []measure.Op{measure.Settle}
+		plan.Progress, plan.PerOp, plan.Total = measure.Settle, measure.Settle, int64(len(b.tables))
+		var actions string
+		s.Workers = []runner.Worker{{
+			Name: "settle", Op: measure.Settle, Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+			Do: func(ctx context.Context, _ int) (int64, error) {
+				actions = "none: this target has nothing to settle"
+				if st, ok := b.store.(Settler); ok {
+					a, err := st.Settle(ctx, b.tableNames())
+					if err != nil {
+						return 0, err
+					}
+					actions = a
+				}
+				if b.cfg.SettleWait > 0 {
+					select {
+					case <-time.After(b.cfg.SettleWait):
+					case <-ctx.Done():
+						return 0, ctx.Err()
+					}
+					actions += fmt.Sprintf("; waited %s", b.cfg.SettleWait)
+				}
+				return int64(len(b.tables)), nil
+			},
+		}}
+		plan.Extra = func(runner.Result) map[string]any { return map[string]any{"settle_actions": actions} }
+		return plan, nil
+	}
+
+	// Insert steps: l.i0, l.i1, l.i2 and the q steps.
+	deletes := p.info.kind != kindLoad
+	rowsPerClient := b.cfg.Rows
+	switch {
+	case p.step == "l.i1":
+		rowsPerClient = b.cfg.L1Rows
+	case p.step == "l.i2":
+		rowsPerClient = b.cfg.L1Rows / 4
+	case p.info.kind == kindQuery:
+		rowsPerClient = int64(math.Round(p.info.rate * b.cfg.QSeconds))
+	}
+	s.Ops = []measure.Op{measure.Insert}
+	if deletes {
+		s.Ops = append(s.Ops, measure.Delete)
+		for _, t := range b.tables {
+			t.backlog = runner.NewBacklog(t.producers)
+		}
+	}
+	if p.info.kind == kindQuery {
+		s.Ops = append(s.Ops, measure.Query)
+	}
+	plan.Progress, plan.PerOp, plan.Total = measure.Insert, measure.Insert, rowsPerClient*int64(b.cfg.Clients)
+
+	for c := range b.cfg.Clients {
+		t := b.tableOf(c)
+		conn, err := p.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.Workers = append(s.Workers, p.inserter(c, t, conn, rowsPerClient, deletes))
+		if deletes {
+			dconn, err := p.connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s.Workers = append(s.Workers, p.deleter(c, t, dconn))
+		}
+		if p.info.kind == kindQuery {
+			qconn, err := p.connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s.Workers = append(s.Workers, p.querier(c, t, qconn))
+		}
+	}
+	if p.info.kind == kindQuery {
+		plan.PerOp = measure.Query
+		target := p.info.rate * float64(b.cfg.Clients)
+		// Each statement stands for 1/rate of the schedule, so the schedule lasts rows/rate even
+		// though the last statement starts before that: the achieved rate is measured over the
+		// longer of the two, and can never exceed the target because of the fence post.
+		scheduled := float64(rowsPerClient) / p.info.rate
+		plan.Extra = func(res runner.Result) map[string]any {
+			secs := max(res.End.Sub(res.Start).Seconds(), scheduled)
+			achieved := float64(res.Total.Ops[measure.Insert].Units) / secs
+			return map[string]any{
+				"insert_target_per_sec":   target,
+				"insert_achieved_per_sec": math.Round(achieved*1000) / 1000,
+				"insert_target_met":       achieved >= 0.95*target,
+			}
+		}
+	}
+	return plan, nil
+}
+
+// maxPendingStatements bounds how far an inserter may run ahead of its deleter, in statements per
+// inserter: like the reference's queue of 8 statements, it keeps the table at its size.
+const maxPendingStatements = 8
+
+func (p *planner) inserter(client int, t *table, conn Conn, rows int64, deletes bool) runner.Worker {
+	batch := int64(p.info.batch)
+	statements := (rows + batch - 1) / batch
+	var sched runner.Schedule = runner.ClosedLoop{Limit: statements}
+	if p.info.kind == kindQuery {
+		sched = runner.ConstantRate{PerSec: p.info.rate / float64(batch), Limit: statements}
+	}
+	if deletes {
+		limit := maxPendingStatements * batch * int64(t.producers)
+		sched = runner.Gated{Schedule: sched, Wait: func(ctx context.Context) bool { return t.backlog.WaitBelow(ctx, limit) }}
+	}
+	gen := NewGenerator(p.b.rng(p.step, "insert", client), p.b.cfg.Data)
+	buf := make([]Row, batch)
+	var cur []Row
+	remaining := rows
+	done := func() {
+		if deletes {
+			t.backlog.ProducerDone()
+		}
+	}
+	return runner.Worker{
+		Name: fmt.Sprintf("inserter %d (table %s)", client+1, t.name), Op: measure.Insert, Primary: true,
+		Schedule: runner.OnDone{Schedule: sched, Done: done},
+		Do: func(ctx context.Context, attempt int) (int64, error) {
+			if attempt == 0 {
+				n := min(batch, remaining)
+				first := t.nextID.Add(n) - n
+				cur = buf[:n]
+				gen.Fill(cur, first, time.Now().Unix())
+			}
+			if err := conn.Insert(ctx, t.name, cur); err != nil {
+				return 0, err
+			}
+			n := int64(len(cur))
+			remaining -= n
+			t.markCommitted(cur[n-1].ID)
+			if deletes {
+				t.backlog.Add(n)
+			}
+			return n, nil
+		},
+	}
+}
+
+// deleteSchedule claims the next statement's worth of the backlog; the claim says which ids to
+// delete, and is due when the inserts it answers were committed.
+type deleteSchedule struct {
+	t     *table
+	batch int64
+	claim runner.Claim
+}
+
+func (d *deleteSchedule) Next(ctx context.Context, _ runner.Tick) (time.Time, bool) {
+	c, ok := d.t.backlog.Take(ctx, d.batch)
+	d.claim = c
+	return c.Due, ok
+}
+
+func (p *planner) deleter(client int, t *table, conn Conn) runner.Worker {
+	ds := &deleteSchedule{t: t, batch: int64(p.info.batch)}
+	return runner.Worker{
+		Name: fmt.Sprintf("deleter %d (table %s)", client+1, t.name), Op: measure.Delete,
+		Schedule: ds,
+		Do: func(ctx context.Context, _ int) (int64, error) {
+			from := t.head + ds.claim.First
+			to := from + ds.claim.N
+			n, err := conn.DeleteOldest(ctx, t.name, from, to)
+			if err != nil {
+				return 0, err
+			}
+			if n != ds.claim.N {
+				return 0, fmt.Errorf("deleted %d rows with ids in [%d, %d) of table %s, expected %d: the table is not the FIFO queue the client tracks",
+					n, from, to, t.name, ds.claim.N)
+			}
+			return n, nil
+		},
+	}
+}
+
+func (p *planner) querier(client int, t *table, conn Conn) runner.Worker {
+	gen := NewGenerator(p.b.rng(p.step, "query", client), p.b.cfg.Data)
+	var out []IndexRow
+	var pout []PointRow
+	ids := make([]int64, RowsPerQuery)
+	do := func(ctx context.Context, _ int) (int64, error) {
+		idx := gen.PickIndex()
+		var err error
+		out, err = conn.RangeQuery(ctx, t.name, idx, gen.RangeStart(idx), out[:0])
+		return 1, err
+	}
+	if p.info.pointOnly {
+		do = func(ctx context.Context, _ int) (int64, error) {
+			gen.PointIDs(ids, t.currentHead(), t.committed.Load())
+			var err error
+			pout, err = conn.PointQuery(ctx, t.name, ids, pout[:0])
+			return 1, err
+		}
+	}
+	return runner.Worker{
+		Name: fmt.Sprintf("querier %d (table %s)", client+1, t.name), Op: measure.Query,
+		Schedule: runner.ClosedLoop{}, Do: do,
+	}
+}

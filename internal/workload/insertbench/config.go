@@ -1,0 +1,148 @@
+package insertbench
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the Insert Benchmark's configuration. Defaults (DefaultConfig) are small so that a
+// whole run finishes in seconds; every size scales to the published ones by flags.
+type Config struct {
+	// Clients is the number of clients; each has an inserter, a deleter (l.i1, l.i2, q steps) and
+	// a querier (q steps), each with its own connection. Default 2.
+	Clients int
+	// SharedTable puts every client on one table instead of a table per client. Default false.
+	SharedTable bool
+	// Rows is the number of rows each client loads in l.i0. Default 10000.
+	Rows int64
+	// L1Rows is the number of rows each client inserts (and deletes) in l.i1; l.i2 does a quarter
+	// of it, as the reference does. Default 5000.
+	L1Rows int64
+	// QSeconds sizes each q step: each client inserts rate x QSeconds rows; queries run until
+	// the inserts are done. Default 3 (the reference runs 1800).
+	QSeconds float64
+	// Data sizes the data column. Default 10..20 characters, 50% random setting (37.5% random).
+	Data DataSpec
+	// Steps to run, in order. Default AllSteps.
+	Steps []string
+	// SettleWait is how long the settle step waits after its actions. Default 0.
+	SettleWait time.Duration
+	// Seed of every random stream; each step, role and client gets its own stream from it.
+	Seed uint64
+	// Retries of a failed statement before the step fails. Default 3.
+	Retries int
+}
+
+// AllSteps is the reference's step sequence.
+var AllSteps = []string{"l.i0", "l.x", "l.i1", "l.i2", "settle", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
+
+// Rows per statement of the reference.
+const (
+	rowsPerStatementL0 = 100
+	rowsPerStatementL1 = 50
+	rowsPerStatementL2 = 5
+	rowsPerStatementQ  = 50
+)
+
+// DefaultConfig returns the defaults documented on Config.
+func DefaultConfig() Config {
+	return Config{
+		Clients:  2,
+		Rows:     10000,
+		L1Rows:   5000,
+		QSeconds: 3,
+		Data:     DataSpec{Min: 10, Max: 20, RandomPct: 50},
+		Steps:    AllSteps,
+		Retries:  3,
+	}
+}
+
+// stepKind classifies a step name.
+type stepKind int
+
+const (
+	kindLoad stepKind = iota
+	kindIndex
+	kindInsertDelete
+	kindSettle
+	kindQuery
+)
+
+// stepInfo is what a step name means.
+type stepInfo struct {
+	kind      stepKind
+	batch     int     // rows per insert statement
+	rate      float64 // q steps: rows per second per client
+	pointOnly bool    // q steps: qp (point) rather than qr (range)
+}
+
+// parseStep understands the reference's step names; q steps take any rate, e.g. qr2000.
+func parseStep(name string) (stepInfo, error) {
+	switch name {
+	case "l.i0":
+		return stepInfo{kind: kindLoad, batch: rowsPerStatementL0}, nil
+	case "l.x":
+		return stepInfo{kind: kindIndex}, nil
+	case "l.i1":
+		return stepInfo{kind: kindInsertDelete, batch: rowsPerStatementL1}, nil
+	case "l.i2":
+		return stepInfo{kind: kindInsertDelete, batch: rowsPerStatementL2}, nil
+	case "settle":
+		return stepInfo{kind: kindSettle}, nil
+	}
+	if strings.HasPrefix(name, "qr") || strings.HasPrefix(name, "qp") {
+		rate, err := strconv.Atoi(name[2:])
+		if err == nil && rate > 0 {
+			return stepInfo{kind: kindQuery, batch: rowsPerStatementQ, rate: float64(rate), pointOnly: name[1] == 'p'}, nil
+		}
+	}
+	return stepInfo{}, fmt.Errorf("unknown step %q: the steps are %s (q steps take any rate, e.g. qr2000)",
+		name, strings.Join(AllSteps, ","))
+}
+
+// Validate reports every problem of the configuration at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Clients < 1 {
+		errs = append(errs, fmt.Errorf("--clients must be at least 1 (got %d)", c.Clients))
+	}
+	if c.Rows < 1 {
+		errs = append(errs, fmt.Errorf("--rows must be at least 1 (got %d)", c.Rows))
+	}
+	if c.L1Rows < 0 {
+		errs = append(errs, fmt.Errorf("--l1-rows must not be negative (got %d)", c.L1Rows))
+	}
+	if c.QSeconds <= 0 {
+		errs = append(errs, fmt.Errorf("--q-seconds must be positive (got %g)", c.QSeconds))
+	}
+	if c.Data.Min < 0 || c.Data.Max < c.Data.Min || c.Data.Max > 4000 {
+		errs = append(errs, fmt.Errorf("--data-min/--data-max must satisfy 0 <= min <= max <= 4000 (got %d..%d)", c.Data.Min, c.Data.Max))
+	}
+	if c.Data.RandomPct < 0 || c.Data.RandomPct > 100 {
+		errs = append(errs, fmt.Errorf("--data-random-pct must be in 0..100 (got %d)", c.Data.RandomPct))
+	}
+	if len(c.Steps) == 0 {
+		errs = append(errs, errors.New("--steps is empty: name at least one step"))
+	}
+	seen := map[string]bool{}
+	for _, s := range c.Steps {
+		if _, err := parseStep(s); err != nil {
+			errs = append(errs, err)
+		} else if seen[s] {
+			errs = append(errs, fmt.Errorf("step %q is listed twice in --steps", s))
+		}
+		seen[s] = true
+	}
+	if c.Retries < 0 {
+		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))
+	}
+	// Deletes must only reach rows that are committed: keep the FIFO deeper than what concurrent
+	// inserters of one table may have in flight.
+	if c.SharedTable && c.Rows*int64(c.Clients) < int64(2*c.Clients*rowsPerStatementL0) {
+		errs = append(errs, fmt.Errorf("--rows must be at least %d with a shared table and %d clients", 2*rowsPerStatementL0, c.Clients))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,110 @@
+package insertbench
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+)
+
+// Value ranges of the reference (iibench.py: --cashregisters, --customers, --products, --max_price).
+const (
+	CashRegisters = 1000
+	Customers     = 100000
+	Products      = 10000
+	MaxPrice      = 500
+)
+
+// DataSpec says how the data column is filled: its length is uniform in [Min, Max] and the
+// reference makes int(len * 0.75 * RandomPct/100) of its characters random (37.5% at the default
+// 50): a constant prefix of 'a' followed by a random base64 suffix, so it compresses like the
+// original's.
+type DataSpec struct {
+	Min, Max  int
+	RandomPct int
+}
+
+// randomPool is a shared source of random base64 text, read at random offsets like the
+// reference's rand_data_buf; it is generated once from a fixed seed.
+var randomPool = func() []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	raw := make([]byte, 3<<18)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	out := make([]byte, base64.StdEncoding.EncodedLen(len(raw)))
+	base64.StdEncoding.Encode(out, raw)
+	return out
+}()
+
+// Generator makes rows. Each client role has its own, seeded from its own stream.
+type Generator struct {
+	rng  *rand.Rand
+	data DataSpec
+	buf  []byte // backing store of the data columns of the last batch
+	offs []int  // start and end of each row's data in buf
+}
+
+// NewGenerator returns a generator drawing from rng.
+func NewGenerator(rng *rand.Rand, data DataSpec) *Generator {
+	return &Generator{rng: rng, data: data}
+}
+
+// Fill fills rows with ids first, first+1, ... and the same dateandtime, reusing rows' storage.
+func (g *Generator) Fill(rows []Row, first, now int64) {
+	g.buf, g.offs = g.buf[:0], g.offs[:0] // slices of buf are taken once it stops moving
+	for i := range rows {
+		r := &rows[i]
+		r.ID = first + int64(i)
+		r.DateAndTime = now
+		r.CashRegister = g.rng.Int32N(CashRegisters)
+		r.Customer = g.rng.Int32N(Customers)
+		r.Product = g.rng.Int32N(Products)
+		r.Price = g.rng.Int32N(MaxPrice)
+		start := len(g.buf)
+		g.buf = g.appendData(g.buf)
+		g.offs = append(g.offs, start, len(g.buf))
+	}
+	for i := range rows {
+		rows[i].Data = g.buf[g.offs[2*i]:g.offs[2*i+1]:g.offs[2*i+1]]
+	}
+}
+
+// appendData appends one data value.
+func (g *Generator) appendData(b []byte) []byte {
+	n := g.data.Min
+	if g.data.Max > g.data.Min {
+		n += g.rng.IntN(g.data.Max - g.data.Min + 1)
+	}
+	random := int(float64(n) * 0.75 * float64(g.data.RandomPct) / 100)
+	for range n - random {
+		b = append(b, 'a')
+	}
+	off := g.rng.IntN(len(randomPool) - random)
+	return append(b, randomPool[off:off+random]...)
+}
+
+// RangeStart draws the start value of a range query on index idx, uniform over the leading
+// column's range, as the reference does.
+func (g *Generator) RangeStart(idx Index) int64 {
+	switch idx {
+	case MarketSegment:
+		return int64(g.rng.Int32N(Products))
+	case RegisterSegment:
+		return int64(g.rng.Int32N(CashRegisters))
+	default:
+		return int64(g.rng.Int32N(MaxPrice))
+	}
+}
+
+// PickIndex chooses one of the three range queries uniformly.
+func (g *Generator) PickIndex() Index { return Index(g.rng.IntN(int(NumIndexes))) }
+
+// PointIDs fills ids with values uniform in [lo, hi].
+func (g *Generator) PointIDs(ids []int64, lo, hi int64) {
+	for i := range ids {
+		if hi <= lo {
+			ids[i] = lo
+			continue
+		}
+		ids[i] = lo + g.rng.Int64N(hi-lo+1)
+	}
+}

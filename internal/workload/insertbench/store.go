@@ -1,0 +1,109 @@
+package insertbench
+
+import "context"
+
+// Row is one row of the Insert Benchmark's table.
+type Row struct {
+	ID           int64 // transactionid
+	DateAndTime  int64 // unix seconds; the same for every row of a statement
+	CashRegister int32 // [0, 1000)
+	Customer     int32 // [0, 100000)
+	Product      int32 // [0, 10000)
+	Price        int32 // [0, 500)
+	Data         []byte
+}
+
+// Index names one of the three secondary indexes; each range query reads one of them.
+type Index int
+
+// The secondary indexes, in the reference's order.
+const (
+	MarketSegment   Index = iota // (productid, customerid, price)
+	RegisterSegment              // (cashregisterid, customerid, price)
+	PDC                          // (price, dateandtime, customerid)
+	NumIndexes
+)
+
+var indexNames = [NumIndexes]string{"marketsegment", "registersegment", "pdc"}
+
+func (i Index) String() string { return indexNames[i] }
+
+// Strict reports whether the index's range query uses ">" rather than ">=" (the reference's
+// registersegment query does).
+func (i Index) Strict() bool { return i == RegisterSegment }
+
+// Columns of each index, for targets that build DDL or key encodings from them.
+var IndexColumns = [NumIndexes][3]string{
+	{"productid", "customerid", "price"},
+	{"cashregisterid", "customerid", "price"},
+	{"price", "dateandtime", "customerid"},
+}
+
+// IndexKey returns the three indexed values of a row for index i (dateandtime as unix seconds).
+func (r *Row) IndexKey(i Index) [3]int64 {
+	switch i {
+	case MarketSegment:
+		return [3]int64{int64(r.Product), int64(r.Customer), int64(r.Price)}
+	case RegisterSegment:
+		return [3]int64{int64(r.CashRegister), int64(r.Customer), int64(r.Price)}
+	default:
+		return [3]int64{int64(r.Price), r.DateAndTime, int64(r.Customer)}
+	}
+}
+
+// IndexRow is one row of a range query's result: the index's three columns, in index order.
+type IndexRow [3]int64
+
+// PointRow is one row of a point query's result.
+type PointRow struct {
+	ID      int64
+	Product int32
+	Data    []byte
+}
+
+// RowsPerQuery is the LIMIT of range queries and the number of ids of a point query.
+const RowsPerQuery = 10
+
+// Store is what a target implements to run the Insert Benchmark. Every method must give the same
+// results on every target: same rows, same index orders, same query results.
+type Store interface {
+	// CreateTables drops the tables if they exist and creates them with only the primary key.
+	CreateTables(ctx context.Context, tables []string) error
+	// CreateIndexes builds the three secondary indexes of one table.
+	CreateIndexes(ctx context.Context, table string) error
+	// Connect opens one connection for one client role.
+	Connect(ctx context.Context) (Conn, error)
+	// Stats reads what verification needs, the expensive way (count, min, max), outside any step.
+	Stats(ctx context.Context, table string) (TableStats, error)
+}
+
+// Conn is one client's connection. It is used by one goroutine at a time.
+type Conn interface {
+	// Insert inserts rows (ascending ids) in one statement and commits.
+	Insert(ctx context.Context, table string, rows []Row) error
+	// DeleteOldest deletes the rows with from <= transactionid < to, in primary key order, in one
+	// statement, commits, and returns how many rows it deleted.
+	DeleteOldest(ctx context.Context, table string, from, to int64) (int64, error)
+	// RangeQuery runs the covering range query of index idx from x (">" for registersegment,
+	// ">=" otherwise), LIMIT RowsPerQuery, appending rows to out.
+	RangeQuery(ctx context.Context, table string, idx Index, x int64, out []IndexRow) ([]IndexRow, error)
+	// PointQuery fetches the rows with the given ids, appending them to out.
+	PointQuery(ctx context.Context, table string, ids []int64, out []PointRow) ([]PointRow, error)
+	Close() error
+}
+
+// TableStats is what verification compares with what the client did.
+type TableStats struct {
+	Rows         int64
+	MinID, MaxID int64 // 0 when empty
+	// IndexRows is the number of entries in each secondary index, or nil when the table has none.
+	IndexRows []int64
+	// Problems lists inconsistencies the target found itself (e.g. an index entry without a row).
+	Problems []string
+}
+
+// Settler is an optional ability: bring the DBMS to a steady state after the load steps
+// (Postgres vacuum + checkpoint, LSM flush + compaction, ...). It returns what it did.
+type Settler interface {
+	Settle(ctx context.Context, tables []string) (string, error)
+}
