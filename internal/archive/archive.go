@@ -58,7 +58,9 @@ type Step struct {
 	Ops      map[string]measure.OpSummary `json:"ops"`
 	// ClientCPUSec is this process's CPU time during the step: the client's own cost on a server
 	// target; client and engine together on an embedded one.
-	ClientCPUSec float64 `json:"client_cpu_sec"`
+	ClientCPUSec       float64 `json:"client_cpu_sec"`
+	ClientCPUUserSec   float64 `json:"client_cpu_user_sec"`
+	ClientCPUSystemSec float64 `json:"client_cpu_system_sec"`
 	// ClientCPUUsPerOp divides it by the units of the step's main op type (rows inserted, ...).
 	ClientCPUUsPerOp float64        `json:"client_cpu_us_per_op"`
 	Verified         bool           `json:"verified"`

@@ -5,12 +5,23 @@ import (
 	"time"
 )
 
-// ProcessCPU returns the user+system CPU time this process has used so far. For a server target
-// this is the client's own cost; for an embedded engine it includes the engine.
-func ProcessCPU() time.Duration {
+// CPUTime is CPU time used by this process, split into user and system (kernel) time. For a
+// server target it is the client's own cost; for an embedded engine it includes the engine.
+type CPUTime struct {
+	User, System time.Duration
+}
+
+// Total is user plus system time.
+func (c CPUTime) Total() time.Duration { return c.User + c.System }
+
+// Sub returns c - o.
+func (c CPUTime) Sub(o CPUTime) CPUTime { return CPUTime{c.User - o.User, c.System - o.System} }
+
+// ProcessCPU returns the CPU time this process has used so far.
+func ProcessCPU() CPUTime {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return CPUTime{}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return CPUTime{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
 }

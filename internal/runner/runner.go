@@ -42,9 +42,9 @@ type Step struct {
 type Result struct {
 	Total      *measure.Interval // cumulative over the step
 	Start, End time.Time
-	CPU        time.Duration // this process's user+system CPU during the step
-	Err        error         // the first failure, or ctx's error if interrupted
-	Complete   bool          // every worker finished its work
+	CPU        CPUTime // this process's CPU time during the step
+	Err        error   // the first failure, or ctx's error if interrupted
+	Complete   bool    // every worker finished its work
 }
 
 // Run runs a step to completion, failure or cancellation of ctx.
@@ -115,7 +115,7 @@ func Run(ctx context.Context, s Step) Result {
 		emit(end)
 	}
 	total.End = end
-	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU() - cpu0}
+	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0)}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled
 	res.Complete = res.Err == nil
 	return res

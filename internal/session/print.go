@@ -101,7 +101,8 @@ func printSummary(out io.Writer, s archive.Step) {
 	if !s.Complete {
 		state = "NOT complete"
 	}
-	fmt.Fprintf(out, "-- %s %s in %.1fs; client CPU %.3fs (%.2f us/op)\n", s.Step, state, s.Seconds, s.ClientCPUSec, s.ClientCPUUsPerOp)
+	fmt.Fprintf(out, "-- %s %s in %.1fs; client CPU %.3fs (user %.3fs, system %.3fs), %.2f us/op\n",
+		s.Step, state, s.Seconds, s.ClientCPUSec, s.ClientCPUUserSec, s.ClientCPUSystemSec, s.ClientCPUUsPerOp)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\tcount\tper_sec\tp50_us\tp90_us\tp99_us\tp99.9_us\tp99.99_us\tmax_us\terrors\t")
 	for _, name := range s.OpNames() {

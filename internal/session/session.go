@@ -137,9 +137,11 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) archive.
 	secs := res.End.Sub(res.Start).Seconds()
 	sum := archive.Step{
 		Step: name, Complete: res.Complete, Start: res.Start, End: res.End,
-		Seconds:      round3(secs),
-		Ops:          map[string]measure.OpSummary{},
-		ClientCPUSec: round3(res.CPU.Seconds()),
+		Seconds:            round3(secs),
+		Ops:                map[string]measure.OpSummary{},
+		ClientCPUSec:       round3(res.CPU.Total().Seconds()),
+		ClientCPUUserSec:   round3(res.CPU.User.Seconds()),
+		ClientCPUSystemSec: round3(res.CPU.System.Seconds()),
 	}
 	for _, o := range plan.Step.Ops {
 		a := res.Total.Ops[o]
@@ -147,7 +149,7 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) archive.
 		sum.Errors += a.Errors
 	}
 	if units := res.Total.Ops[plan.PerOp]; units != nil && units.Units > 0 {
-		sum.ClientCPUUsPerOp = round3(float64(res.CPU.Microseconds()) / float64(units.Units))
+		sum.ClientCPUUsPerOp = round3(float64(res.CPU.Total().Microseconds()) / float64(units.Units))
 	}
 	if plan.Extra != nil {
 		sum.Workload = plan.Extra(res)
