@@ -57,7 +57,7 @@ fi
 
 case "$cmd" in
   start)
-    if running; then echo "already running: $(dsn | sed 's#://\([^:]*\):[^@]*@#://\1@#')" >&2; exit 0; fi
+    if running; then echo "PostgreSQL already running on 127.0.0.1:$port (data $data)" >&2; dsn; exit 0; fi
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
     if [ ! -f "$data/PG_VERSION" ]; then

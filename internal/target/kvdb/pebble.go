@@ -3,6 +3,7 @@ package kvdb
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -28,7 +29,7 @@ type pebbleEngine struct {
 }
 
 func openPebble(path string) (Engine, error) {
-	opts := &pebble.Options{}
+	opts := &pebble.Options{Logger: quietLogger{}}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(path, opts)
 	if err != nil {
@@ -131,6 +132,19 @@ func (p *pebbleEngine) Settings() map[string]any {
 }
 
 func (p *pebbleEngine) Close() error { return p.db.Close() }
+
+// quietLogger drops Pebble's informational messages (they would interleave with the live
+// lines) and keeps errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+	os.Exit(1)
+}
 
 // moduleVersion is the version of a Go module linked into this binary.
 func moduleVersion(path string) string {

@@ -254,11 +254,11 @@ type tableSQL struct {
 	insert       map[int]string
 	deleteOldest string
 	rangeQuery   [ib.NumIndexes]string
-	pointQuery   string
+	pointQuery   map[int]string // by number of ids
 }
 
 func newTableSQL(d dialect, t string) *tableSQL {
-	s := &tableSQL{insert: map[int]string{}, deleteOldest: d.deleteOldest(t), pointQuery: d.pointQuery(t, ib.RowsPerQuery)}
+	s := &tableSQL{insert: map[int]string{}, deleteOldest: d.deleteOldest(t), pointQuery: map[int]string{}}
 	for idx := range ib.NumIndexes {
 		s.rangeQuery[idx] = d.rangeQuery(t, idx)
 	}
@@ -270,6 +270,15 @@ func (s *tableSQL) insertSQL(d dialect, t string, n int) string {
 	if !ok {
 		q = d.insert(t, n)
 		s.insert[n] = q
+	}
+	return q
+}
+
+func (s *tableSQL) pointSQL(d dialect, t string, n int) string {
+	q, ok := s.pointQuery[n]
+	if !ok {
+		q = d.pointQuery(t, n)
+		s.pointQuery[n] = q
 	}
 	return q
 }
@@ -337,7 +346,7 @@ func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib
 	for _, id := range ids {
 		c.args = append(c.args, id)
 	}
-	rows, err := c.c.Query(ctx, c.table(t).pointQuery, c.args...)
+	rows, err := c.c.Query(ctx, c.table(t).pointSQL(postgres, t, len(ids)), c.args...)
 	if err != nil {
 		return out, err
 	}

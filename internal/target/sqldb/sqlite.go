@@ -243,7 +243,7 @@ func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int6
 }
 
 func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
-	st, err := c.stmt(ctx, c.table(t).pointQuery)
+	st, err := c.stmt(ctx, c.table(t).pointSQL(c.d, t, len(ids)))
 	if err != nil {
 		return out, err
 	}

@@ -66,6 +66,9 @@ func New(cfg Config, store Store) (*Bench, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	b := &Bench{cfg: cfg, store: store}
 	n := cfg.Clients
 	if cfg.SharedTable {
@@ -362,7 +365,7 @@ func (p *planner) inserter(client int, t *table, conn Conn, rows int64, deletes 
 				n := min(batch, remaining)
 				first := t.nextID.Add(n) - n
 				cur = buf[:n]
-				gen.Fill(cur, first, time.Now().Unix())
+				gen.Fill(cur, first, p.b.cfg.Now().Unix())
 			}
 			if err := conn.Insert(ctx, t.name, cur); err != nil {
 				return 0, err

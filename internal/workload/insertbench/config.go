@@ -34,6 +34,9 @@ type Config struct {
 	Seed uint64
 	// Retries of a failed statement before the step fails. Default 3.
 	Retries int
+	// Now gives dateandtime for each statement. Default time.Now; tests fix it so that every
+	// target gets identical rows.
+	Now func() time.Time
 }
 
 // AllSteps is the reference's step sequence.
@@ -57,6 +60,7 @@ func DefaultConfig() Config {
 		Data:     DataSpec{Min: 10, Max: 20, RandomPct: 50},
 		Steps:    AllSteps,
 		Retries:  3,
+		Now:      time.Now,
 	}
 }
 

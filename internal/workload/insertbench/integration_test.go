@@ -1,0 +1,268 @@
+package insertbench_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/target"
+	_ "github.com/dbperf/dbperf/internal/target/kvdb"
+	_ "github.com/dbperf/dbperf/internal/target/sqldb"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+// testTargets are the four targets of the integration tests. PostgreSQL is a real server:
+// scripts/test.sh installs and starts one and sets DBPERF_TEST_POSTGRES; without it the test
+// fails rather than skip, unless -short.
+func testTargets(t *testing.T) map[string]string {
+	dir := t.TempDir()
+	m := map[string]string{
+		"sqlite": "sqlite:" + filepath.Join(dir, "ib.sqlite"),
+		"pebble": "pebble:" + filepath.Join(dir, "pebble"),
+		"bbolt":  "bbolt:" + filepath.Join(dir, "ib.bbolt"),
+	}
+	if dsn := os.Getenv("DBPERF_TEST_POSTGRES"); dsn != "" {
+		m["postgres"] = withDatabase(dsn, "dbperf_insertbench") // its own database: packages test in parallel
+	} else if !testing.Short() {
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh, which installs and starts PostgreSQL, or use go test -short to leave PostgreSQL out")
+	}
+	return m
+}
+
+// withDatabase replaces the database of a PostgreSQL URL (dbperf creates it if missing).
+func withDatabase(dsn, db string) string {
+	base, query, _ := strings.Cut(dsn, "?")
+	base = base[:strings.LastIndex(base, "/")+1] + db
+	if query != "" {
+		return base + "?" + query
+	}
+	return base
+}
+
+func openStore(t *testing.T, targetStr string) (target.Target, ib.Store) {
+	t.Helper()
+	spec, err := target.Parse(targetStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg, tg.(ib.Store)
+}
+
+// TestAllStepsOnEveryTarget runs the whole step sequence at tiny scale on every target, with a
+// table per client and with a shared table, and checks the archive against what was asked.
+// Every step is also verified against the database by the session itself.
+func TestAllStepsOnEveryTarget(t *testing.T) {
+	for name, ts := range testTargets(t) {
+		for _, shared := range []bool{false, true} {
+			mode := map[bool]string{false: "per-client", true: "shared"}[shared]
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				tg, store := openStore(t, ts)
+				cfg := ib.DefaultConfig()
+				cfg.Clients, cfg.SharedTable = 2, shared
+				cfg.Rows, cfg.L1Rows, cfg.QSeconds = 1000, 400, 0.5
+				cfg.Seed = 42
+				bench, err := ib.New(cfg, store)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(t.TempDir(), "run")
+				d, err := archive.Create(dir, archive.Run{Name: "run", Target: tg.Info(context.Background())})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := &session.Session{Workload: bench, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond}
+				if err := s.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				checkArchive(t, dir, cfg)
+			})
+		}
+	}
+}
+
+func checkArchive(t *testing.T, dir string, cfg ib.Config) {
+	meta, steps, err := archive.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !meta.Complete || len(steps) != len(ib.AllSteps) {
+		t.Fatalf("run complete=%v with %d steps, want complete with %d", meta.Complete, len(steps), len(ib.AllSteps))
+	}
+	clients := int64(cfg.Clients)
+	wantInserts := map[string]int64{
+		"l.i0": cfg.Rows * clients, "l.i1": cfg.L1Rows * clients, "l.i2": cfg.L1Rows / 4 * clients,
+		"qr100": 50 * clients, "qp100": 50 * clients, "qr500": 250 * clients, "qp500": 250 * clients,
+		"qr1000": 500 * clients, "qp1000": 500 * clients,
+	}
+	for _, s := range steps {
+		if !s.Complete || !s.Verified || s.Errors != 0 {
+			t.Errorf("step %s: complete=%v verified=%v errors=%d (%s)", s.Step, s.Complete, s.Verified, s.Errors, s.Error)
+		}
+		if want, ok := wantInserts[s.Step]; ok {
+			if got := s.Ops["insert"].Count; got != want {
+				t.Errorf("step %s inserted %d rows, want %d", s.Step, got, want)
+			}
+			if s.Step != "l.i0" && s.Ops["delete"].Count != want {
+				t.Errorf("step %s deleted %d rows, want %d (delete per insert)", s.Step, s.Ops["delete"].Count, want)
+			}
+			checkIntervals(t, filepath.Join(dir, s.Step), s)
+		}
+		if strings.HasPrefix(s.Step, "q") {
+			if s.Ops["query"].Count == 0 {
+				t.Errorf("step %s ran no queries", s.Step)
+			}
+			if _, ok := s.Workload["insert_target_met"].(bool); !ok {
+				t.Errorf("step %s does not say whether the insert target was met: %v", s.Step, s.Workload)
+			}
+		}
+	}
+	if got := steps[1].Ops["index"].Count; got != cfg.Rows*clients {
+		t.Errorf("l.x indexed %d rows, want %d", got, cfg.Rows*clients)
+	}
+	if a, _ := steps[4].Workload["settle_actions"].(string); a == "" {
+		t.Errorf("settle reports no actions")
+	}
+}
+
+// checkIntervals checks that intervals.csv adds up to the summary and that latency.hlog holds
+// one histogram per op type and interval whose counts add up to the statements timed.
+func checkIntervals(t *testing.T, dir string, s archive.Step) {
+	f, err := os.Open(filepath.Join(dir, "intervals.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("%s/intervals.csv: %d rows, %v", dir, len(rows), err)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	last := rows[len(rows)-1]
+	if total, _ := strconv.ParseInt(last[col["insert_total"]], 10, 64); total != s.Ops["insert"].Count {
+		t.Errorf("%s: intervals.csv ends at insert_total %d, summary says %d", dir, total, s.Ops["insert"].Count)
+	}
+	hf, err := os.Open(filepath.Join(dir, "latency.hlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hf.Close()
+	r := hdr.NewHistogramLogReader(bufio.NewReader(hf))
+	counts := map[string]int64{}
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("%s/latency.hlog: %v", dir, err)
+		}
+		if h == nil {
+			break
+		}
+		counts[h.Tag()] += h.TotalCount()
+	}
+	for op, o := range s.Ops {
+		if counts[op] != o.Statements {
+			t.Errorf("%s: latency.hlog has %d %s latencies, the summary %d statements", dir, counts[op], op, o.Statements)
+		}
+	}
+}
+
+// TestSameResultsOnEveryTarget loads identical rows (same seed, fixed clock) into every target
+// and checks that range and point queries return the same rows everywhere: the KV layer and
+// every SQL dialect implement the same schema, index orders and query semantics.
+func TestSameResultsOnEveryTarget(t *testing.T) {
+	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	type result struct {
+		ranges [][]ib.IndexRow
+		points [][]int64
+	}
+	results := map[string]result{}
+	for name, ts := range testTargets(t) {
+		_, store := openStore(t, ts)
+		cfg := ib.DefaultConfig()
+		cfg.Clients, cfg.Rows, cfg.Seed = 1, 3000, 7
+		cfg.Steps = []string{"l.i0", "l.x"}
+		cfg.Now = func() time.Time { return fixed }
+		bench, err := ib.New(cfg, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&session.Session{Workload: bench, Dir: d, Out: io.Discard, Verify: true}).Run(context.Background()); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		conn, err := store.Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res result
+		starts := map[ib.Index][]int64{
+			ib.MarketSegment:   {0, 1, 4999, 9990, 9999, 10000},
+			ib.RegisterSegment: {-1, 0, 500, 998, 999},
+			ib.PDC:             {0, 250, 499, 500},
+		}
+		for idx := range ib.NumIndexes {
+			for _, x := range starts[idx] {
+				rows, err := conn.RangeQuery(context.Background(), "pi1", idx, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.ranges = append(res.ranges, rows)
+			}
+		}
+		for _, ids := range [][]int64{{1, 2, 3}, {3000, 2999, 5000, 0}, {17, 17, 1500}} {
+			rows, err := conn.PointQuery(context.Background(), "pi1", ids, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, r := range rows {
+				got = append(got, r.ID)
+			}
+			res.points = append(res.points, sortedIDs(got))
+		}
+		conn.Close()
+		results[name] = res
+	}
+	base := results["sqlite"]
+	if len(base.ranges[0]) != ib.RowsPerQuery {
+		t.Fatalf("range query from 0 returned %d rows, want %d", len(base.ranges[0]), ib.RowsPerQuery)
+	}
+	for name, r := range results {
+		if !reflect.DeepEqual(r.ranges, base.ranges) {
+			t.Errorf("%s range query results differ from sqlite's:\n%v\n%v", name, r.ranges, base.ranges)
+		}
+		if !reflect.DeepEqual(r.points, base.points) {
+			t.Errorf("%s point query results differ from sqlite's: %v vs %v", name, r.points, base.points)
+		}
+	}
+}
+
+func sortedIDs(ids []int64) []int64 {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+	return ids
+}
