@@ -1,0 +1,119 @@
+package sqldb
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/target"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+// The client's own CPU per operation against a real PostgreSQL (scripts/postgres-server.sh
+// start; DBPERF_TEST_POSTGRES=$(scripts/postgres-server.sh dsn)):
+//
+//	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/
+//
+// cpu-us/row and cpu-us/query are this process's user+system CPU (the server's processes are
+// not in it) divided by the rows or queries; user-us and sys-us split it.
+
+func benchPostgres(b *testing.B) *Postgres {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		b.Skip("DBPERF_TEST_POSTGRES is not set: see the comment above")
+	}
+	spec, err := target.Parse(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := target.Open(context.Background(), spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { t.Close() })
+	return t.(*Postgres)
+}
+
+func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
+	d := runner.ProcessCPU().Sub(before)
+	b.ReportMetric(float64(d.Total().Nanoseconds())/1e3/float64(n), "cpu-us/"+unit)
+	b.ReportMetric(float64(d.User.Nanoseconds())/1e3/float64(n), "user-us/"+unit)
+	b.ReportMetric(float64(d.System.Nanoseconds())/1e3/float64(n), "sys-us/"+unit)
+}
+
+// BenchmarkPostgresInsertL0 inserts b.N rows in l.i0's 100-row statements into a table with only
+// its primary key: the client side of l.i0 (row generation, statement building, the round trip).
+func BenchmarkPostgresInsertL0(b *testing.B) {
+	p := benchPostgres(b)
+	ctx := context.Background()
+	if err := p.CreateTables(ctx, []string{"bench_l0"}); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := p.Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	rows := make([]ib.Row, 100)
+	b.ResetTimer()
+	cpu := runner.ProcessCPU()
+	for id := int64(1); id <= int64(b.N); id += 100 {
+		n := min(100, int64(b.N)-id+1)
+		gen.Fill(rows[:n], id, 1795363200)
+		if err := conn.Insert(ctx, "bench_l0", rows[:n]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, b.N, "row")
+}
+
+// BenchmarkPostgresRangeQuery runs b.N range queries (the three kinds in turn) on an indexed
+// table of 100,000 rows: the client side of a qr step's querier.
+func BenchmarkPostgresRangeQuery(b *testing.B) {
+	p := benchPostgres(b)
+	ctx := context.Background()
+	const table = "bench_qr"
+	var st ib.TableStats
+	if s, err := p.Stats(ctx, table); err == nil {
+		st = s
+	}
+	conn, err := p.Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if st.Rows != 100000 || st.IndexRows == nil {
+		if err := p.CreateTables(ctx, []string{table}); err != nil {
+			b.Fatal(err)
+		}
+		gen := ib.NewGenerator(rand.New(rand.NewPCG(2, 2)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+		rows := make([]ib.Row, 100)
+		for id := int64(1); id <= 100000; id += 100 {
+			gen.Fill(rows, id, 1795363200)
+			if err := conn.Insert(ctx, table, rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := p.CreateIndexes(ctx, table); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Settle(ctx, []string{table}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	var out []ib.IndexRow
+	b.ResetTimer()
+	cpu := runner.ProcessCPU()
+	for i := range b.N {
+		idx := ib.Index(i % int(ib.NumIndexes))
+		out, err = conn.RangeQuery(ctx, table, idx, gen.RangeStart(idx), out[:0])
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, b.N, "query")
+}
