@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/runner"
 	"github.com/dbperf/dbperf/internal/target"
@@ -14,7 +15,8 @@ import (
 // The client's own CPU per operation against a real PostgreSQL (scripts/postgres-server.sh
 // start; DBPERF_TEST_POSTGRES=$(scripts/postgres-server.sh dsn)):
 //
-//	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/
+//	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/ | tee bench.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest bench.txt
 //
 // cpu-us/row and cpu-us/query are this process's user+system CPU (the server's processes are
 // not in it) divided by the rows or queries; user-us and sys-us split it.
@@ -45,29 +47,47 @@ func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
 
 // BenchmarkPostgresInsertL0 inserts b.N rows in l.i0's 100-row statements into a table with only
 // its primary key: the client side of l.i0 (row generation, statement building, the round trip).
+// "literal" is what dbperf does (the reference's literal multi-row INSERT); "bound" binds the 700
+// parameters through pgx instead, for comparison.
 func BenchmarkPostgresInsertL0(b *testing.B) {
 	p := benchPostgres(b)
 	ctx := context.Background()
-	if err := p.CreateTables(ctx, []string{"bench_l0"}); err != nil {
-		b.Fatal(err)
+	for _, mode := range []string{"literal", "bound"} {
+		b.Run(mode, func(b *testing.B) {
+			if err := p.CreateTables(ctx, []string{"bench_l0"}); err != nil {
+				b.Fatal(err)
+			}
+			conn, err := p.Connect(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			pc := conn.(*pgConn)
+			gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+			rows := make([]ib.Row, 100)
+			var args []any
+			b.ResetTimer()
+			cpu := runner.ProcessCPU()
+			for id := int64(1); id <= int64(b.N); id += 100 {
+				n := min(100, int64(b.N)-id+1)
+				gen.Fill(rows[:n], id, 1795363200)
+				if mode == "literal" {
+					err = conn.Insert(ctx, "bench_l0", rows[:n])
+				} else {
+					args = args[:0]
+					for i := range rows[:n] {
+						r := &rows[i]
+						args = append(args, r.ID, time.Unix(r.DateAndTime, 0).UTC(), r.CashRegister, r.Customer, r.Product, r.Price, r.Data)
+					}
+					_, err = pc.c.Exec(ctx, postgres.insert("bench_l0", int(n)), args...)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, b.N, "row")
+		})
 	}
-	conn, err := p.Connect(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
-	gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
-	rows := make([]ib.Row, 100)
-	b.ResetTimer()
-	cpu := runner.ProcessCPU()
-	for id := int64(1); id <= int64(b.N); id += 100 {
-		n := min(100, int64(b.N)-id+1)
-		gen.Fill(rows[:n], id, 1795363200)
-		if err := conn.Insert(ctx, "bench_l0", rows[:n]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, cpu, b.N, "row")
 }
 
 // BenchmarkPostgresRangeQuery runs b.N range queries (the three kinds in turn) on an indexed
@@ -104,16 +124,53 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
-	var out []ib.IndexRow
-	b.ResetTimer()
-	cpu := runner.ProcessCPU()
-	for i := range b.N {
-		idx := ib.Index(i % int(ib.NumIndexes))
-		out, err = conn.RangeQuery(ctx, table, idx, gen.RangeStart(idx), out[:0])
-		if err != nil {
-			b.Fatal(err)
-		}
+	// "pgconn" is what dbperf does; "pgx.Rows" scans the same query through pgx's rows API.
+	for _, mode := range []string{"pgconn", "pgx.Rows"} {
+		b.Run(mode, func(b *testing.B) {
+			pc := conn.(*pgConn)
+			gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+			var out []ib.IndexRow
+			b.ResetTimer()
+			cpu := runner.ProcessCPU()
+			for i := range b.N {
+				idx := ib.Index(i % int(ib.NumIndexes))
+				x := gen.RangeStart(idx)
+				if mode == "pgconn" {
+					out, err = conn.RangeQuery(ctx, table, idx, x, out[:0])
+				} else {
+					out, err = rowsRangeQuery(ctx, pc, table, idx, x, out[:0])
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, b.N, "query")
+		})
 	}
-	reportCPU(b, cpu, b.N, "query")
+}
+
+// rowsRangeQuery is the range query through pgx.Rows and Scan.
+func rowsRangeQuery(ctx context.Context, c *pgConn, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
+	rows, err := c.c.Query(ctx, c.table(t).rangeQuery[idx], x)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a, b, d int32
+		var ts time.Time
+		var r ib.IndexRow
+		if idx == ib.PDC {
+			err = rows.Scan(&a, &ts, &d)
+			r = ib.IndexRow{int64(a), ts.Unix(), int64(d)}
+		} else {
+			err = rows.Scan(&a, &b, &d)
+			r = ib.IndexRow{int64(a), int64(b), int64(d)}
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -2,9 +2,11 @@ package sqldb
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -246,7 +248,7 @@ func (p *Postgres) Connect(ctx context.Context) (ib.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{c: c, sql: map[string]*tableSQL{}}, nil
+	return &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery)}, nil
 }
 
 // tableSQL caches one table's statements; pgx prepares each once per connection.
@@ -284,10 +286,14 @@ func (s *tableSQL) pointSQL(d dialect, t string, n int) string {
 }
 
 type pgConn struct {
-	c    *pgx.Conn
-	sql  map[string]*tableSQL
-	args []any
-	buf  []byte // the last INSERT statement's text, reused
+	c      *pgx.Conn
+	sql    map[string]*tableSQL
+	stmts  map[string]string // prepared statement names by SQL text
+	args   []any
+	buf    []byte   // the last INSERT statement's text, reused
+	param  []byte   // text of the query parameters, reused
+	ends   []int    // where each parameter's text ends in param
+	params [][]byte // slices of param, one per parameter
 }
 
 func (c *pgConn) table(t string) *tableSQL {
@@ -315,50 +321,92 @@ func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (in
 	return tag.RowsAffected(), err
 }
 
+// Queries run as named prepared statements through pgconn, pgx's protocol layer, with binary
+// results decoded in place: the per-row scan machinery of pgx.Rows cost more client CPU than
+// the rest of a query's client side together (docs/performance.md).
+
+// prepared returns the name of q prepared on this connection, preparing it on first use.
+func (c *pgConn) prepared(ctx context.Context, q string) (string, error) {
+	if name, ok := c.stmts[q]; ok {
+		return name, nil
+	}
+	name := fmt.Sprintf("dbperf_%d", len(c.stmts)+1)
+	if _, err := c.c.PgConn().Prepare(ctx, name, q, nil); err != nil {
+		return "", err
+	}
+	c.stmts[q] = name
+	return name, nil
+}
+
+var binaryResults = []int16{1}
+
+// pgEpoch is the zero of PostgreSQL's binary timestamps (microseconds since 2000-01-01 UTC).
+const pgEpoch = 946684800
+
 func (c *pgConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
-	rows, err := c.c.Query(ctx, c.table(t).rangeQuery[idx], x)
+	name, err := c.prepared(ctx, c.table(t).rangeQuery[idx])
 	if err != nil {
 		return out, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var r ib.IndexRow
-		var a, b, d int32
-		var ts time.Time
-		switch idx {
-		case ib.PDC:
-			err = rows.Scan(&a, &ts, &d)
-			r = ib.IndexRow{int64(a), ts.Unix(), int64(d)}
-		default:
-			err = rows.Scan(&a, &b, &d)
-			r = ib.IndexRow{int64(a), int64(b), int64(d)}
+	c.param = strconv.AppendInt(c.param[:0], x, 10)
+	c.params[0] = c.param
+	rr := c.c.PgConn().ExecPrepared(ctx, name, c.params[:1], nil, binaryResults)
+	for rr.NextRow() {
+		v := rr.Values()
+		if len(v) != 3 || len(v[0]) != 4 || len(v[2]) != 4 {
+			rr.Close()
+			return out, fmt.Errorf("range query on %s.%s: unexpected row shape", t, idx)
 		}
-		if err != nil {
-			return out, err
+		var r ib.IndexRow
+		r[0] = int64(int32(binary.BigEndian.Uint32(v[0])))
+		r[2] = int64(int32(binary.BigEndian.Uint32(v[2])))
+		switch {
+		case idx == ib.PDC && len(v[1]) == 8: // timestamp
+			r[1] = int64(binary.BigEndian.Uint64(v[1]))/1e6 + pgEpoch
+		case idx != ib.PDC && len(v[1]) == 4:
+			r[1] = int64(int32(binary.BigEndian.Uint32(v[1])))
+		default:
+			rr.Close()
+			return out, fmt.Errorf("range query on %s.%s: unexpected column of %d bytes", t, idx, len(v[1]))
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	_, err = rr.Close()
+	return out, err
 }
 
 func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
-	c.args = c.args[:0]
-	for _, id := range ids {
-		c.args = append(c.args, id)
-	}
-	rows, err := c.c.Query(ctx, c.table(t).pointSQL(postgres, t, len(ids)), c.args...)
+	name, err := c.prepared(ctx, c.table(t).pointSQL(postgres, t, len(ids)))
 	if err != nil {
 		return out, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var r ib.PointRow
-		if err := rows.Scan(&r.ID, &r.Product, &r.Data); err != nil {
-			return out, err
-		}
-		out = append(out, r)
+	// Write every id's text first, then slice: the buffer may move while it grows.
+	c.param, c.ends = c.param[:0], c.ends[:0]
+	for _, id := range ids {
+		c.param = strconv.AppendInt(c.param, id, 10)
+		c.ends = append(c.ends, len(c.param))
 	}
-	return out, rows.Err()
+	params, start := c.params[:0], 0
+	for _, end := range c.ends {
+		params = append(params, c.param[start:end:end])
+		start = end
+	}
+	c.params = params
+	rr := c.c.PgConn().ExecPrepared(ctx, name, params, nil, binaryResults)
+	for rr.NextRow() {
+		v := rr.Values()
+		if len(v) != 3 || len(v[0]) != 8 || len(v[1]) != 4 {
+			rr.Close()
+			return out, fmt.Errorf("point query on %s: unexpected row shape", t)
+		}
+		out = append(out, ib.PointRow{
+			ID:      int64(binary.BigEndian.Uint64(v[0])),
+			Product: int32(binary.BigEndian.Uint32(v[1])),
+			Data:    append([]byte(nil), v[2]...),
+		})
+	}
+	_, err = rr.Close()
+	return out, err
 }
 
 func (c *pgConn) Close() error { return c.c.Close(context.Background()) }
