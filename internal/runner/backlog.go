@@ -68,7 +68,9 @@ func (b *Backlog) Claimed() int64 {
 
 // Take claims the next n units, waiting until they have been produced. Once every producer is
 // done it claims what is left, fewer than n. ok is false when nothing is left or ctx ends.
+// n below 1 counts as 1.
 func (b *Backlog) Take(ctx context.Context, n int64) (Claim, bool) {
+	n = max(n, 1)
 	for {
 		b.mu.Lock()
 		avail := b.produced - b.claimed

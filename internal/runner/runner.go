@@ -110,10 +110,10 @@ func Run(ctx context.Context, s Step) Result {
 			running = false
 		}
 	}
+	// Always drain once more: an operation that ended at the instant of the last tick is
+	// recorded after that tick's drain, and must not be lost (the interval may be empty).
 	end := time.Now()
-	if end.After(last) {
-		emit(end)
-	}
+	emit(end)
 	total.End = end
 	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0)}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled

@@ -48,7 +48,9 @@ func (c ClosedLoop) Next(ctx context.Context, t Tick) (time.Time, bool) {
 // never pushes later ones back: the worker catches up by starting overdue operations at once, and
 // their latency, measured from the intended start, includes the time they waited.
 func Offset(perSec float64, n int64) time.Duration {
-	return time.Duration(float64(n) / perSec * float64(time.Second))
+	// Multiply before dividing: n/perSec first can land just below an exact offset (5/s, op 41:
+	// 8.199999999s), which the conversion then truncates.
+	return time.Duration(float64(n) * float64(time.Second) / perSec)
 }
 
 // ConstantRate runs PerSec operations a second, spread evenly (not in a burst at the start of each
@@ -75,6 +77,13 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 func sleepUntil(ctx context.Context, due time.Time, stop <-chan struct{}, stoppable bool) bool {
 	d := time.Until(due)
 	if d <= 0 {
+		if stoppable {
+			select {
+			case <-stop:
+				return false
+			default:
+			}
+		}
 		return ctx.Err() == nil
 	}
 	timer := time.NewTimer(d)
