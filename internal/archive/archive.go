@@ -109,6 +109,9 @@ func WriteFile(path string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes files readable by the owner only
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

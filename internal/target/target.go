@@ -74,7 +74,7 @@ func Parse(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, fmt.Errorf("the target is empty: give one of %s", usages())
 	}
-	if i := strings.Index(s, "://"); i > 0 {
+	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], ":/") {
 		scheme := s[:i]
 		if scheme == "postgresql" {
 			scheme = "postgres"
@@ -115,7 +115,9 @@ func usages() string {
 	return strings.Join(u, ", ")
 }
 
-var userinfo = regexp.MustCompile(`(://[^:/@\s]*):[^@\s]*@`)
+// userinfo matches a URL's ":password@": up to the last "@" before the path, as URL parsers
+// split it (a password may contain "@" but not an unencoded "/", "?" or "#").
+var userinfo = regexp.MustCompile(`(://[^:/@\s]*):[^/?#\s]*@`)
 
 // RedactDSN removes the password from every URL in s.
 func RedactDSN(s string) string { return userinfo.ReplaceAllString(s, "$1@") }

@@ -195,7 +195,7 @@ func (s *Store) CreateIndexes(ctx context.Context, table string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		from = append(last, 0) // the next key after last
+		from = append(append([]byte(nil), last...), 0) // the next key after last; not last's buffer, which the next scan rewrites
 	}
 	if err := s.eng.Write(func(w Writer) error { return w.Set(metaKey(table), []byte("indexed")) }); err != nil {
 		return err
@@ -363,6 +363,7 @@ func (c *conn) RangeQuery(_ context.Context, table string, idx ib.Index, x int64
 		start++
 	}
 	c.key = appendInt(append(c.key[:0], p...), start)
+	n0 := len(out)
 	var derr error
 	err := c.s.eng.Scan(c.key, prefixEnd(p), func(k, _ []byte) bool {
 		cols, _, err := decodeIndexKey(k, len(p))
@@ -371,7 +372,7 @@ func (c *conn) RangeQuery(_ context.Context, table string, idx ib.Index, x int64
 			return false
 		}
 		out = append(out, ib.IndexRow(cols))
-		return len(out) < ib.RowsPerQuery
+		return len(out)-n0 < ib.RowsPerQuery
 	})
 	if err == nil {
 		err = derr

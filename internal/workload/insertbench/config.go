@@ -99,7 +99,8 @@ func parseStep(name string) (stepInfo, error) {
 	}
 	if strings.HasPrefix(name, "qr") || strings.HasPrefix(name, "qp") {
 		rate, err := strconv.Atoi(name[2:])
-		if err == nil && rate > 0 {
+		if err == nil && rate > 0 && strconv.Itoa(rate) == name[2:] { // canonical: no qr05, qr+5
+
 			return stepInfo{kind: kindQuery, batch: rowsPerStatementQ, rate: float64(rate), pointOnly: name[1] == 'p'}, nil
 		}
 	}
