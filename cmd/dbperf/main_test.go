@@ -93,7 +93,9 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func TestWrongPassword(t *testing.T) {
+// testPostgres returns the test server's URL. PostgreSQL tests fail rather than skip when it is
+// missing (scripts/test.sh starts it); -short leaves them out on purpose.
+func testPostgres(t *testing.T) string {
 	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
 	if dsn == "" {
 		if testing.Short() {
@@ -101,6 +103,11 @@ func TestWrongPassword(t *testing.T) {
 		}
 		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh")
 	}
+	return dsn
+}
+
+func TestWrongPassword(t *testing.T) {
+	dsn := testPostgres(t)
 	bad := strings.Replace(dsn, "://postgres:", "://postgres:wrongpass", 1)
 	if bad == dsn {
 		t.Fatalf("DBPERF_TEST_POSTGRES %q has no postgres:PASSWORD part to alter", dsn)
@@ -121,13 +128,7 @@ func TestWrongPassword(t *testing.T) {
 // TestPasswordNeverArchived runs against PostgreSQL with a password in the target and checks
 // that no file of the run directory and no output line contains it.
 func TestPasswordNeverArchived(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("no PostgreSQL with -short")
-		}
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh")
-	}
+	dsn := testPostgres(t)
 	dsn = dsn[:strings.LastIndex(dsn, "/")+1] + "dbperf_cli" // its own database, created by dbperf
 	password := strings.SplitN(strings.SplitN(dsn, "@", 2)[0], ":", 3)[2]
 	if password == "" {

@@ -52,26 +52,18 @@ const (
 // any two can be merged.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigits) }
 
-// opCounters are the interval counters of one op type in one worker.
-type opCounters struct {
-	hist       *hdr.Histogram
-	units      int64 // rows or queries done
-	statements int64 // operations timed
-	errors     int64 // failed attempts (each retried or fatal)
-}
-
 // Recorder is one worker's recording point. Record is called from the worker's goroutine; Drain
 // from the ticker. A mutex per worker keeps both cheap: it is only contended once a second.
 type Recorder struct {
 	mu  sync.Mutex
-	ops [NumOps]*opCounters
+	ops [NumOps]*OpInterval
 }
 
 // NewRecorder returns a recorder for the given op types.
 func NewRecorder(ops ...Op) *Recorder {
 	r := &Recorder{}
 	for _, o := range ops {
-		r.ops[o] = &opCounters{hist: NewHistogram()}
+		r.ops[o] = &OpInterval{Hist: NewHistogram()}
 	}
 	return r
 }
@@ -86,16 +78,16 @@ func (r *Recorder) Record(op Op, latency time.Duration, units int64) {
 	}
 	r.mu.Lock()
 	c := r.ops[op]
-	c.hist.RecordValue(v) // cannot fail: v is within bounds
-	c.units += units
-	c.statements++
+	c.Hist.RecordValue(v) // cannot fail: v is within bounds
+	c.Units += units
+	c.Statements++
 	r.mu.Unlock()
 }
 
 // Error counts one failed attempt of op.
 func (r *Recorder) Error(op Op) {
 	r.mu.Lock()
-	r.ops[op].errors++
+	r.ops[op].Errors++
 	r.mu.Unlock()
 }
 
@@ -107,22 +99,26 @@ func (r *Recorder) Drain(iv *Interval) {
 		if c == nil {
 			continue
 		}
-		a := iv.op(Op(o))
-		a.Hist.Merge(c.hist)
-		a.Units += c.units
-		a.Statements += c.statements
-		a.Errors += c.errors
-		c.hist.Reset()
-		c.units, c.statements, c.errors = 0, 0, 0
+		iv.op(Op(o)).add(c)
+		c.Hist.Reset()
+		c.Units, c.Statements, c.Errors = 0, 0, 0
 	}
 }
 
 // OpInterval is what one op type did during one interval (or a whole step, when cumulative).
 type OpInterval struct {
 	Hist       *hdr.Histogram
-	Units      int64
-	Statements int64
-	Errors     int64
+	Units      int64 // rows or queries done
+	Statements int64 // operations timed
+	Errors     int64 // failed attempts (each retried or fatal)
+}
+
+// add merges other's counters into a.
+func (a *OpInterval) add(other *OpInterval) {
+	a.Hist.Merge(other.Hist)
+	a.Units += other.Units
+	a.Statements += other.Statements
+	a.Errors += other.Errors
 }
 
 // Interval holds the merged counters of all workers for one period.
@@ -160,11 +156,7 @@ func (iv *Interval) Add(other *Interval) {
 		if src == nil {
 			continue
 		}
-		dst := iv.op(Op(o))
-		dst.Hist.Merge(src.Hist)
-		dst.Units += src.Units
-		dst.Statements += src.Statements
-		dst.Errors += src.Errors
+		iv.op(Op(o)).add(src)
 	}
 }
 

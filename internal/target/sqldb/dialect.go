@@ -3,6 +3,7 @@
 package sqldb
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,8 +49,26 @@ var sqlite = dialect{
   data varchar(4000))`,
 }
 
-func (d dialect) dropTable(t string) string      { return "DROP TABLE IF EXISTS " + t }
-func (d dialect) createTableSQL(t string) string { return fmt.Sprintf(d.createTable, t) }
+// recreateTable is the DDL that drops a table if it exists and creates it with only its
+// primary key.
+func (d dialect) recreateTable(t string) []string {
+	return []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf(d.createTable, t)}
+}
+
+// execer runs one statement; each driver's connection provides one.
+type execer func(ctx context.Context, q string) error
+
+// createTables runs recreateTable for each table.
+func (d dialect) createTables(ctx context.Context, exec execer, tables []string) error {
+	for _, t := range tables {
+		for _, q := range d.recreateTable(t) {
+			if err := exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+	}
+	return nil
+}
 
 func indexName(t string, idx ib.Index) string { return t + "_" + idx.String() }
 

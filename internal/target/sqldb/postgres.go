@@ -145,14 +145,10 @@ func (p *Postgres) Close() error { return p.admin.Close(context.Background()) }
 
 // CreateTables implements insertbench.Store.
 func (p *Postgres) CreateTables(ctx context.Context, tables []string) error {
-	for _, t := range tables {
-		for _, q := range []string{postgres.dropTable(t), postgres.createTableSQL(t)} {
-			if _, err := p.admin.Exec(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
-		}
-	}
-	return nil
+	return postgres.createTables(ctx, func(ctx context.Context, q string) error {
+		_, err := p.admin.Exec(ctx, q)
+		return err
+	}, tables)
 }
 
 // CreateIndexes implements insertbench.Store: one CREATE INDEX per index, as the reference does.

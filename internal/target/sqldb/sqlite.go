@@ -101,14 +101,10 @@ func (s *SQLite) Close() error {
 
 // CreateTables implements insertbench.Store.
 func (s *SQLite) CreateTables(ctx context.Context, tables []string) error {
-	for _, t := range tables {
-		for _, q := range []string{sqlite.dropTable(t), sqlite.createTableSQL(t)} {
-			if _, err := s.db.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
-		}
-	}
-	return nil
+	return sqlite.createTables(ctx, func(ctx context.Context, q string) error {
+		_, err := s.db.ExecContext(ctx, q)
+		return err
+	}, tables)
 }
 
 // CreateIndexes implements insertbench.Store.
