@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The test command. On a fresh machine it installs and starts everything the tests need
-# (PostgreSQL 15 from Debian's packages, on loopback; Go modules come with 'go test'), then runs
-# every test: unit tests, integration tests on SQLite, Pebble, bbolt and PostgreSQL, CLI tests.
+# The test command. On a fresh machine it installs and starts everything the tests need, then
+# runs every test: unit tests, integration tests on SQLite, Pebble, bbolt, PostgreSQL and
+# MariaDB (InnoDB and MyRocks), server management and CLI tests.
 #   scripts/test.sh                 everything
 #   scripts/test.sh -run TestName   extra arguments go to 'go test'
+# Servers: PostgreSQL 15 and MariaDB 10.11 with the RocksDB plugin, from Debian's packages,
+# started by 'dbperf server' on loopback (ports 55432 and 53306, data in /tmp/dbperf-test-*),
+# with a throwaway password for the tests of password handling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +14,38 @@ if ! command -v go >/dev/null; then
   echo "Go is not installed: install Go 1.26 or later (https://go.dev/doc/install)" >&2
   exit 1
 fi
-DBPERF_TEST_POSTGRES=$(scripts/postgres-server.sh start)
-export DBPERF_TEST_POSTGRES
+
+# install_packages installs Debian packages that are missing, without starting the system's
+# own instances (policy-rc.d), which dbperf never uses.
+install_packages() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing Debian packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+  echo "installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  apt-get install -y -qq "${missing[@]}" >&2
+  rm -f /usr/sbin/policy-rc.d
+  trap - EXIT
+}
+install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb
+
+mkdir -p .testdata
+go build -buildvcs=auto -o .testdata/dbperf ./cmd/dbperf
+export DBPERF_SERVER_PASSWORD=dbperf-test
+for kind in postgres mariadb; do
+  if ! .testdata/dbperf server status "$kind" --datadir "/tmp/dbperf-test-$kind" >/dev/null; then
+    .testdata/dbperf server start "$kind" --datadir "/tmp/dbperf-test-$kind" --config cached-by-os >/dev/null
+  fi
+done
+export DBPERF_TEST_POSTGRES=postgres://postgres:dbperf-test@127.0.0.1:55432/dbperf
+export DBPERF_TEST_MYSQL=mysql://dbperf:dbperf-test@127.0.0.1:53306/dbperf
+
 go vet ./...
 go test -count=1 -timeout 25m "$@" ./...

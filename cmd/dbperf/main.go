@@ -48,8 +48,12 @@ to a directory of plain files that 'dbperf summary' reads.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(runCmd(), summaryCmd(), targetsCmd())
+	root.AddCommand(runCmd(), summaryCmd(), targetsCmd(), serverCmd())
 	if err := root.Execute(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
 		fmt.Fprintln(os.Stderr, "dbperf:", err)
 		if errors.Is(err, session.ErrInterrupted) {
 			os.Exit(130)

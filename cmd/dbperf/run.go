@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/plan"
+	"github.com/dbperf/dbperf/internal/server"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/target"
 	"github.com/dbperf/dbperf/internal/workload"
@@ -32,7 +36,8 @@ func runCmd() *cobra.Command {
 func runInsertCmd() *cobra.Command {
 	cfg := insertbench.DefaultConfig()
 	var (
-		targetStr  = "sqlite"
+		targets    = []string{"sqlite"}
+		planFile   string
 		tables     = "per-client"
 		steps      = strings.Join(cfg.Steps, ",")
 		out        string
@@ -53,7 +58,20 @@ Every size defaults small so the run takes seconds; the published runs use e.g.
 --rows 20000000 --l1-rows 40000000 --q-seconds 1800 --clients 8.`,
 		Example: `  dbperf run insert
   dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000 --steps l.i0,l.x,l.i1,l.i2,qr100,qp100
-  dbperf run insert --target postgres://postgres@127.0.0.1:5432/ib --tables shared --out runs/pg-shared`,
+  dbperf run insert --target postgres://postgres@127.0.0.1:5432/ib --tables shared --out runs/pg-shared
+  dbperf run insert --target sqlite --target pebble --target bbolt --out runs/embedded
+  dbperf run insert --plan cached.json --rows 1000000 --out runs/cached
+
+A plan file (JSON) lists targets, and servers that dbperf starts once per config (and stops):
+  {"runs": [
+    {"server": "postgres", "configs": ["cached-by-dbms", "cached-by-os"]},
+    {"server": "mariadb", "engine": "innodb", "configs": ["cached-by-dbms", "cached-by-os"]},
+    {"server": "mariadb", "engine": "rocksdb", "configs": ["cached-by-dbms", "cached-by-os"]},
+    {"target": "pebble", "name": "pebble"}
+  ]}
+With several runs, --out is a directory holding one run directory per run, named after it
+(postgres-cached-by-os, mariadb-rocksdb-cached-by-dbms, ...). Every run uses the same seed, so
+every target gets the same rows. A failed run does not stop the others.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			switch tables {
@@ -73,24 +91,35 @@ Every size defaults small so the run takes seconds; the published runs use e.g.
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			spec, err := target.Parse(targetStr)
+			var runs []plan.Run
+			var err error
+			if planFile != "" {
+				if c.Flags().Changed("target") {
+					return fmt.Errorf("give --plan or --target, not both")
+				}
+				runs, err = plan.Load(planFile)
+			} else {
+				runs, err = plan.FromTargets(targets)
+			}
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				out = filepath.Join("runs", fmt.Sprintf("insert-%s-%s", spec.Kind, time.Now().Format("20060102-150405")))
-			}
-			return runWorkload(c, "insert", spec, out, seed, !noVerify, func(t target.Target) (workload.Workload, error) {
-				store, ok := t.(insertbench.Store)
-				if !ok {
-					return nil, fmt.Errorf("target %s cannot run the Insert Benchmark", spec)
+			stamp := time.Now().Format("20060102-150405")
+			if len(runs) == 1 {
+				if out == "" {
+					out = filepath.Join("runs", fmt.Sprintf("insert-%s-%s", runs[0].Name, stamp))
 				}
-				return insertbench.New(cfg, store)
-			})
+				return runOne(c, "insert", runs[0], out, seed, !noVerify, bindInsert(cfg))
+			}
+			if out == "" {
+				out = filepath.Join("runs", "insert-"+stamp)
+			}
+			return runAll(c, "insert", runs, out, seed, !noVerify, bindInsert(cfg))
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&targetStr, "target", targetStr, "what to benchmark: sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://USER[:PASSWORD]@HOST:PORT/DB (see 'dbperf targets')")
+	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
+	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see above)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients; each has an inserter, a deleter and a querier with their own connections")
 	f.StringVar(&tables, "tables", tables, "per-client (a table per client) or shared (one table for all)")
 	f.Int64Var(&cfg.Rows, "rows", cfg.Rows, "rows each client loads in l.i0")
@@ -103,17 +132,103 @@ Every size defaults small so the run takes seconds; the published runs use e.g.
 	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step waits after flushing (e.g. 5m)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/insert-KIND-DATE-TIME); must not exist or be empty")
+	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database check after each step")
 	return c
+}
+
+// bindInsert makes the Insert Benchmark for an opened target.
+func bindInsert(cfg insertbench.Config) func(target.Target) (workload.Workload, error) {
+	return func(t target.Target) (workload.Workload, error) {
+		store, ok := t.(insertbench.Store)
+		if !ok {
+			return nil, fmt.Errorf("target %s cannot run the Insert Benchmark", t.Info(context.Background()).Target)
+		}
+		return insertbench.New(cfg, store)
+	}
+}
+
+// runAll runs every run into out/<name>, one after the other. A failed run is reported and
+// the next one starts; an interrupt stops them all.
+func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
+	w := c.OutOrStdout()
+	fmt.Fprintf(w, "%d runs into %s, seed %d\n", len(runs), out, seed)
+	var failed []string
+	for i, r := range runs {
+		fmt.Fprintf(w, "\n=== run %d of %d: %s\n", i+1, len(runs), r.Name)
+		err := runOne(c, name, r, filepath.Join(out, r.Name), seed, verify, bind)
+		if errors.Is(err, session.ErrInterrupted) {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(c.ErrOrStderr(), "dbperf: run %s failed: %v\n", r.Name, err)
+			failed = append(failed, r.Name)
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d runs complete in %s\n", len(runs)-len(failed), len(runs), out)
+	if len(failed) > 0 {
+		return fmt.Errorf("%d runs failed: %s", len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// runOne starts the run's server if it has one (restarting it with the run's config), runs the
+// workload on the target, and stops the server it started.
+func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	targetStr := r.Target
+	if r.Server != nil {
+		o := *r.Server
+		o.Password = os.Getenv("DBPERF_SERVER_PASSWORD")
+		srv, err := server.New(o)
+		if err != nil {
+			return err
+		}
+		if st, _ := srv.Status(); st.Running {
+			if err := srv.Stop(ctx); err != nil {
+				return err
+			}
+		}
+		base, err := srv.Start(ctx)
+		if err != nil {
+			return err
+		}
+		defer srv.Stop(context.Background())
+		st, _ := srv.Status()
+		fmt.Fprintf(c.OutOrStdout(), "started %s with config %s on port %d\n", o.Kind, st.Config, st.Port)
+		targetStr = serverTarget(base, o.Password, r.Engine)
+	}
+	spec, err := target.Parse(targetStr)
+	if err != nil {
+		return err
+	}
+	return runWorkload(ctx, c, name, spec, out, seed, verify, bind)
+}
+
+// serverTarget completes a managed server's target: the password (kept in memory only), the
+// benchmark's own database, and the engine.
+func serverTarget(base, password, engine string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	if password != "" {
+		u.User = url.UserPassword(u.User.Username(), password)
+	}
+	u.Path = "/ib"
+	if engine != "" {
+		q := u.Query()
+		q.Set("engine", engine)
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // runWorkload opens the target, creates the run directory and runs the workload's steps. Every
 // check that can fail fast (flags, target string, connection) happens before the run directory
 // exists, so a bad invocation leaves nothing behind.
-func runWorkload(c *cobra.Command, name string, spec target.Spec, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func runWorkload(ctx context.Context, c *cobra.Command, name string, spec target.Spec, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
 	t, err := target.Open(ctx, spec)
 	if err != nil {
 		return err
