@@ -12,8 +12,8 @@ import (
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
-// The client's own CPU per operation against a real PostgreSQL (scripts/postgres-server.sh
-// start; DBPERF_TEST_POSTGRES=$(scripts/postgres-server.sh dsn)):
+// The client's own CPU per operation against a real PostgreSQL (dbperf server start postgres;
+// DBPERF_TEST_POSTGRES=postgres://postgres@127.0.0.1:55432/dbperf):
 //
 //	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/ | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest bench.txt

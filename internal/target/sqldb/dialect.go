@@ -1,9 +1,12 @@
-// Package sqldb runs the workloads on SQL databases: PostgreSQL (pgx) and SQLite. The SQL text is
-// the reference's, built by a dialect; the connection code is per driver.
+// Package sqldb runs the workloads on SQL databases: PostgreSQL (pgx), MySQL/MariaDB
+// (go-sql-driver/mysql) and SQLite. The SQL text is the reference's, built by a dialect; the
+// connection code is per driver.
 package sqldb
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,7 +22,27 @@ type dialect struct {
 	// indexHint is inserted after the table name of range queries (MySQL's FORCE INDEX);
 	// format with table and index name.
 	indexHint string
+	// indexDDL is how the three secondary indexes are created.
+	indexDDL indexForm
+	// deleteLimit selects MySQL's delete form, DELETE ... ORDER BY transactionid LIMIT n, instead
+	// of the IN subquery (MySQL cannot LIMIT a subquery of IN).
+	deleteLimit bool
+	// literalInsert writes an INSERT's values out (iibench.py's form, appendInsertLiteral)
+	// rather than binding them, with MySQL's string rules (a backslash escapes).
+	literalInsert bool
+	// dateTimeText: dateandtime is a DATETIME read back as 'YYYY-MM-DD HH:MM:SS' (UTC), not
+	// unix seconds.
+	dateTimeText bool
 }
+
+// indexForm is how a dialect creates the three secondary indexes of a table.
+type indexForm int
+
+const (
+	createEach indexForm = iota // one CREATE INDEX each (PostgreSQL, SQLite)
+	alterAll                    // one ALTER TABLE ... ADD INDEX, ADD INDEX, ADD INDEX (InnoDB)
+	alterEach                   // one ALTER TABLE ... ADD INDEX each (MyRocks)
+)
 
 var postgres = dialect{
 	name:        "postgres",
@@ -77,6 +100,26 @@ func (d dialect) createIndex(t string, idx ib.Index) string {
 	return fmt.Sprintf("CREATE INDEX %s ON %s (%s)", indexName(t, idx), t, strings.Join(ib.IndexColumns[idx][:], ", "))
 }
 
+// createIndexes is the DDL that creates the three secondary indexes of t, in the dialect's form.
+func (d dialect) createIndexes(t string) []string {
+	var out, adds []string
+	for idx := range ib.NumIndexes {
+		add := fmt.Sprintf("ADD INDEX %s (%s)", indexName(t, idx), strings.Join(ib.IndexColumns[idx][:], ", "))
+		switch d.indexDDL {
+		case alterAll:
+			adds = append(adds, add)
+		case alterEach:
+			out = append(out, "ALTER TABLE "+t+" "+add)
+		default:
+			out = append(out, d.createIndex(t, idx))
+		}
+	}
+	if len(adds) > 0 {
+		out = append(out, "ALTER TABLE "+t+" "+strings.Join(adds, ", "))
+	}
+	return out
+}
+
 const insertColumns = "transactionid, dateandtime, cashregisterid, customerid, productid, price, data"
 
 // insert is a multi-row INSERT of n rows, 7 parameters a row.
@@ -101,9 +144,14 @@ func (d dialect) insert(t string, n int) string {
 	return b.String()
 }
 
-// deleteOldest is the reference's Postgres form, bounded above as well so that concurrent
-// deleters of a shared table never touch each other's rows: parameters from, to, limit.
+// deleteOldest is the reference's Postgres form (or with deleteLimit its MySQL form), bounded
+// above as well so that concurrent deleters of a shared table never touch each other's rows:
+// parameters from, to, limit.
 func (d dialect) deleteOldest(t string) string {
+	if d.deleteLimit {
+		return fmt.Sprintf("DELETE FROM %s WHERE transactionid >= %s AND transactionid < %s ORDER BY transactionid LIMIT %s",
+			t, d.placeholder(1), d.placeholder(2), d.placeholder(3))
+	}
 	return fmt.Sprintf("DELETE FROM %s WHERE transactionid IN (SELECT transactionid FROM %s WHERE transactionid >= %s AND transactionid < %s ORDER BY transactionid LIMIT %s)",
 		t, t, d.placeholder(1), d.placeholder(2), d.placeholder(3))
 }
@@ -139,8 +187,9 @@ func (d dialect) tableStats(t string) string {
 // appendInsertLiteral appends a multi-row INSERT with the values written out, as the reference
 // client builds it (iibench.py formats its statements rather than binding parameters): it costs
 // the client far less CPU than binding 7 parameters a row. ts is the batch's dateandtime
-// literal, the same for every row.
-func appendInsertLiteral(b []byte, t string, rows []ib.Row, ts string) []byte {
+// literal, the same for every row. backslash says that the DBMS reads a backslash in a string
+// literal as an escape (MySQL's default), so that data holding one is written in hex instead.
+func appendInsertLiteral(b []byte, t string, rows []ib.Row, ts string, backslash bool) []byte {
 	b = append(b, "INSERT INTO "...)
 	b = append(b, t...)
 	b = append(b, " ("+insertColumns+") VALUES "...)
@@ -161,8 +210,15 @@ func appendInsertLiteral(b []byte, t string, rows []ib.Row, ts string) []byte {
 		b = strconv.AppendInt(b, int64(r.Product), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.Price), 10)
-		b = append(b, ",'"...)
-		b = appendQuoted(b, r.Data)
+		b = append(b, ',')
+		if backslash && bytes.IndexByte(r.Data, '\\') >= 0 {
+			// X'...' reads the same whatever the sql_mode (NO_BACKSLASH_ESCAPES or not).
+			b = append(b, "X'"...)
+			b = hex.AppendEncode(b, r.Data)
+		} else {
+			b = append(b, '\'')
+			b = appendQuoted(b, r.Data)
+		}
 		b = append(b, "')"...)
 	}
 	return b

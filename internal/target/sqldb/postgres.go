@@ -83,7 +83,7 @@ func (p *Postgres) connectTo(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Con
 	case errors.As(err, &pgErr):
 		return nil, fmt.Errorf("cannot connect to %s as %q: %s (SQLSTATE %s)", where, cfg.User, pgErr.Message, pgErr.Code)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return nil, fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there? (scripts/postgres-server.sh start starts one)", where)
+		return nil, fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there? (dbperf server start postgres starts one)", where)
 	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("cannot connect to %s: no answer within 15s; check the host and port", where)
 	default:
@@ -307,7 +307,7 @@ func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 		return nil
 	}
 	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
-	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts)
+	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
 	_, err := c.c.PgConn().Exec(ctx, string(c.buf)).ReadAll()
 	return err
 }

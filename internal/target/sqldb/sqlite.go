@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/target"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -169,6 +170,8 @@ type sqlConn struct {
 	stmts map[string]*sql.Stmt
 	sql   map[string]*tableSQL
 	args  []any
+	buf   []byte       // the last literal INSERT's text, reused
+	raw   sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
 }
 
 func (c *sqlConn) table(t string) *tableSQL {
@@ -193,6 +196,15 @@ func (c *sqlConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if c.d.literalInsert { // no arguments: the driver sends the text as it is, unprepared
+		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
+		c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, true)
+		_, err := c.c.ExecContext(ctx, string(c.buf))
+		return err
+	}
 	st, err := c.stmt(ctx, c.table(t).insertSQL(c.d, t, len(rows)))
 	if err != nil {
 		return err
@@ -228,9 +240,17 @@ func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int6
 		return out, err
 	}
 	defer rows.Close()
+	text := idx == ib.PDC && c.d.dateTimeText
 	for rows.Next() {
 		var r ib.IndexRow
-		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+		if text {
+			if err := rows.Scan(&r[0], &c.raw, &r[2]); err != nil {
+				return out, err
+			}
+			if r[1], err = parseDateTime(c.raw); err != nil {
+				return out, fmt.Errorf("range query on %s.%s: %v", t, idx, err)
+			}
+		} else if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
 			return out, err
 		}
 		out = append(out, r)

@@ -22,9 +22,10 @@ import (
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
-// testTargets are the four targets of the integration tests. PostgreSQL is a real server:
-// scripts/test.sh installs and starts one and sets DBPERF_TEST_POSTGRES; without it the test
-// fails rather than skip, unless -short.
+// testTargets are the targets of the integration tests: SQLite, Pebble, bbolt, PostgreSQL and
+// MariaDB with InnoDB and with MyRocks. The servers are real: scripts/test.sh installs and
+// starts them and sets DBPERF_TEST_POSTGRES and DBPERF_TEST_MYSQL; without them the test fails
+// rather than skip, unless -short.
 func testTargets(t *testing.T) map[string]string {
 	dir := t.TempDir()
 	m := map[string]string{
@@ -37,10 +38,22 @@ func testTargets(t *testing.T) map[string]string {
 	} else if !testing.Short() {
 		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh, which installs and starts PostgreSQL, or use go test -short to leave PostgreSQL out")
 	}
+	if dsn := os.Getenv("DBPERF_TEST_MYSQL"); dsn != "" {
+		for _, engine := range []string{"innodb", "rocksdb"} { // a database each: packages test in parallel
+			u := withDatabase(dsn, "dbperf_insertbench_"+engine)
+			sep := "?"
+			if strings.Contains(u, "?") {
+				sep = "&"
+			}
+			m["mysql-"+engine] = u + sep + "engine=" + engine
+		}
+	} else if !testing.Short() {
+		t.Fatal("DBPERF_TEST_MYSQL is not set: run scripts/test.sh, which installs and starts MariaDB with MyRocks, or use go test -short to leave MySQL out")
+	}
 	return m
 }
 
-// withDatabase replaces the database of a PostgreSQL URL (dbperf creates it if missing).
+// withDatabase replaces the database of a server URL (dbperf creates it if missing).
 func withDatabase(dsn, db string) string {
 	base, query, _ := strings.Cut(dsn, "?")
 	base = base[:strings.LastIndex(base, "/")+1] + db

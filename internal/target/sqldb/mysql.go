@@ -1,0 +1,603 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/target"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/go-sql-driver/mysql"
+)
+
+func init() {
+	target.Register(target.Kind{
+		Name: "mysql", Usage: "mysql://USER[:PASSWORD]@HOST:PORT/DB?engine=innodb|rocksdb",
+		Summary: "MySQL or MariaDB server with InnoDB (the default) or MyRocks (engine=rocksdb); the database is created if it does not exist",
+		Open:    openMySQL,
+	})
+}
+
+// MySQL is a MySQL or MariaDB target whose tables use one storage engine, InnoDB or MyRocks.
+// DDL and checks use the pool; each client role gets a dedicated connection from it.
+type MySQL struct {
+	spec   target.Spec
+	cfg    *mysql.Config
+	engine mysqlEngine
+	d      dialect
+	db     *sql.DB
+}
+
+var (
+	_ ib.Store      = (*MySQL)(nil)
+	_ ib.Settler    = (*MySQL)(nil)
+	_ target.Target = (*MySQL)(nil)
+)
+
+// mysqlEngine is a storage engine the target can put its tables in.
+type mysqlEngine struct {
+	param string // in the target URL: innodb, rocksdb
+	name  string // in ENGINE= and information_schema.engines: InnoDB, ROCKSDB
+}
+
+var mysqlEngines = []mysqlEngine{{"innodb", "InnoDB"}, {"rocksdb", "ROCKSDB"}}
+
+func (e mysqlEngine) rocksDB() bool { return e.param == "rocksdb" }
+
+// mysqlDialect is iibench's MySQL schema in the given engine. The indexes are added by one ALTER
+// TABLE on InnoDB and by one ALTER TABLE each on MyRocks, as the reference's drivers do.
+func mysqlDialect(e mysqlEngine) dialect {
+	form := alterAll
+	if e.rocksDB() {
+		form = alterEach
+	}
+	return dialect{
+		name:        "mysql",
+		placeholder: func(int) string { return "?" },
+		createTable: `CREATE TABLE %s (
+  transactionid bigint NOT NULL AUTO_INCREMENT,
+  dateandtime datetime,
+  cashregisterid int NOT NULL,
+  customerid int NOT NULL,
+  productid int NOT NULL,
+  price int NOT NULL,
+  data varchar(4000),
+  PRIMARY KEY (transactionid)) ENGINE=` + e.name,
+		indexHint:     "FORCE INDEX (%[2]s)",
+		indexDDL:      form,
+		deleteLimit:   true,
+		literalInsert: true,
+		dateTimeText:  true,
+	}
+}
+
+// mysqlDialTimeout bounds connecting, as for PostgreSQL.
+const mysqlDialTimeout = 15 * time.Second
+
+// mysqlConfig turns a target URL into the driver's configuration and the engine:
+// mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?engine=innodb|rocksdb][&socket=PATH]. Without a
+// password in the URL, MYSQL_PWD is used if set (as the mysql client does).
+func mysqlConfig(s target.Spec) (*mysql.Config, mysqlEngine, error) {
+	usage := "mysql://USER[:PASSWORD]@HOST:PORT/DB?engine=innodb|rocksdb"
+	u, err := url.Parse(s.DSN)
+	if err != nil || u.Scheme != "mysql" || u.Opaque != "" {
+		return nil, mysqlEngine{}, fmt.Errorf("target %s is not a valid MySQL URL: expected %s", s, usage)
+	}
+	q := u.Query()
+	for k := range q {
+		if k != "engine" && k != "socket" {
+			return nil, mysqlEngine{}, fmt.Errorf("target %s has an unknown parameter %q: the parameters are engine (innodb or rocksdb) and socket (a unix socket's path)", s, k)
+		}
+	}
+	engine := mysqlEngines[0]
+	if v := q.Get("engine"); v != "" {
+		found := false
+		for _, e := range mysqlEngines {
+			if strings.EqualFold(v, e.param) {
+				engine, found = e, true
+			}
+		}
+		if !found {
+			return nil, mysqlEngine{}, fmt.Errorf("target %s: unknown engine %q: give engine=innodb or engine=rocksdb (MyRocks)", s, v)
+		}
+	}
+	cfg := mysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+		if _, ok := u.User.Password(); !ok {
+			cfg.Passwd = os.Getenv("MYSQL_PWD")
+		}
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if cfg.DBName == "" || strings.Contains(cfg.DBName, "/") {
+		return nil, mysqlEngine{}, fmt.Errorf("target %s names no database: expected %s", s, usage)
+	}
+	if sock := q.Get("socket"); sock != "" {
+		cfg.Net, cfg.Addr = "unix", sock
+	} else {
+		if u.Hostname() == "" {
+			return nil, mysqlEngine{}, fmt.Errorf("target %s names no host: expected %s (or ?socket=PATH)", s, usage)
+		}
+		port := u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(u.Hostname(), port)
+	}
+	cfg.ParseTime = false        // DATETIME comes back as text; it is converted in place
+	cfg.InterpolateParams = true // one-off statements with arguments: no prepare round trips
+	cfg.Timeout = mysqlDialTimeout
+	// Each connection's session runs in UTC, so that datetime values mean the same everywhere.
+	cfg.Params = map[string]string{"time_zone": "'+00:00'"}
+	cfg.Logger = &mysql.NopLogger{} // errors are returned; the driver's log lines would break the output
+	return cfg, engine, nil
+}
+
+func openMySQL(ctx context.Context, s target.Spec) (target.Target, error) {
+	cfg, engine, err := mysqlConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	m := &MySQL{spec: s, cfg: cfg, engine: engine, d: mysqlDialect(engine)}
+	if m.db, err = m.openDB(cfg); err != nil {
+		return nil, err
+	}
+	err = m.ping(ctx, m.db)
+	var myErr *mysql.MySQLError
+	if errors.As(err, &myErr) && myErr.Number == 1049 { // unknown database: create it
+		if err = m.createDatabase(ctx); err == nil {
+			err = m.ping(ctx, m.db)
+		}
+	}
+	if err == nil {
+		err = m.checkEngine(ctx)
+	}
+	if err != nil {
+		m.db.Close()
+		return nil, err
+	}
+	m.db.SetMaxIdleConns(64)
+	return m, nil
+}
+
+func (m *MySQL) openDB(cfg *mysql.Config) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %v", m.spec, target.Scrub(m.spec, err))
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// ping opens a first connection and says what went wrong in one sentence.
+func (m *MySQL) ping(ctx context.Context, db *sql.DB) error {
+	ctx, cancel := context.WithTimeout(ctx, mysqlDialTimeout)
+	defer cancel()
+	return m.connectError(db.PingContext(ctx))
+}
+
+func (m *MySQL) where() string {
+	if m.cfg.Net == "unix" {
+		return "mysql at socket " + m.cfg.Addr
+	}
+	return "mysql at " + m.cfg.Addr
+}
+
+// connectError turns the driver's connection errors into one sentence that says what to do.
+// MySQL error 1049 (unknown database) is returned as it is, for the caller to create it.
+func (m *MySQL) connectError(err error) error {
+	if err == nil {
+		return nil
+	}
+	where := m.where()
+	var myErr *mysql.MySQLError
+	var netErr net.Error
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &myErr) && myErr.Number == 1049:
+		return err
+	case errors.As(err, &myErr) && myErr.Number == 1045:
+		return fmt.Errorf("cannot connect to %s: access denied for user %q; check the user and password in the target URL", where, m.cfg.User)
+	case errors.As(err, &myErr) && myErr.Number == 1044:
+		return fmt.Errorf("cannot connect to %s: user %q has no access to database %q; grant it, or name another database in the target URL", where, m.cfg.User, m.cfg.DBName)
+	case errors.As(err, &myErr):
+		return fmt.Errorf("cannot connect to %s as %q: %s (MySQL error %d)", where, m.cfg.User, target.Scrub(m.spec, errors.New(myErr.Message)), myErr.Number)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there? (dbperf server start mariadb starts one)", where)
+	case m.cfg.Net == "unix" && errors.Is(err, syscall.ENOENT):
+		return fmt.Errorf("cannot connect to %s: the socket does not exist; is the server running? (dbperf server start mariadb starts one)", where)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot connect to %s: unknown host %q", where, dnsErr.Name)
+	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("cannot connect to %s: no answer within %s; check the host and port", where, mysqlDialTimeout)
+	default:
+		return fmt.Errorf("cannot connect to %s: %v", where, target.Scrub(m.spec, err))
+	}
+}
+
+func (m *MySQL) createDatabase(ctx context.Context) error {
+	cfg := m.cfg.Clone()
+	cfg.DBName = ""
+	db, err := m.openDB(cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := m.ping(ctx, db); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(m.cfg.DBName)); err != nil {
+		return fmt.Errorf("database %q does not exist and creating it failed: %v", m.cfg.DBName, err)
+	}
+	return nil
+}
+
+// quoteIdent quotes a MySQL identifier.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// checkEngine fails unless the server has the storage engine the target asks for.
+func (m *MySQL) checkEngine(ctx context.Context) error {
+	var support string
+	err := m.db.QueryRowContext(ctx, "SELECT support FROM information_schema.engines WHERE engine = ?", m.engine.name).Scan(&support)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: reading its storage engines: %v", m.where(), err)
+	}
+	support = strings.ToUpper(support)
+	if support == "YES" || support == "DEFAULT" {
+		return nil
+	}
+	state := "has no " + m.engine.name + " storage engine"
+	if support != "" {
+		state = "has the " + m.engine.name + " storage engine " + strings.ToLower(support)
+	}
+	if m.engine.rocksDB() {
+		return fmt.Errorf("%s %s: for engine=rocksdb install mariadb-plugin-rocksdb and load ha_rocksdb (INSTALL SONAME 'ha_rocksdb', or plugin-load-add=ha_rocksdb.so in the server's configuration)", m.where(), state)
+	}
+	return fmt.Errorf("%s %s", m.where(), state)
+}
+
+// mysqlSettingsOfInterest are the server variables that explain results; they go into run.json.
+// A variable the server does not have (MariaDB vs MySQL, no MyRocks) is left out.
+var mysqlSettingsOfInterest = []string{
+	"default_storage_engine", "sync_binlog", "log_bin", "binlog_format", "tx_isolation", "transaction_isolation",
+	"max_connections", "character_set_server",
+	"innodb_buffer_pool_size", "innodb_buffer_pool_instances", "innodb_flush_log_at_trx_commit",
+	"innodb_flush_method", "innodb_log_file_size", "innodb_redo_log_capacity", "innodb_log_buffer_size",
+	"innodb_doublewrite", "innodb_io_capacity", "innodb_io_capacity_max", "innodb_max_dirty_pages_pct",
+	"innodb_max_dirty_pages_pct_lwm", "innodb_adaptive_hash_index", "innodb_change_buffering",
+	"innodb_page_size", "innodb_file_per_table",
+	"rocksdb_block_cache_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_max_background_jobs",
+	"rocksdb_default_cf_options", "rocksdb_block_size", "rocksdb_bytes_per_sync", "rocksdb_wal_bytes_per_sync",
+	"rocksdb_use_direct_reads", "rocksdb_use_direct_io_for_flush_and_compaction",
+}
+
+// Info implements target.Target, reading the version and settings from the server itself.
+func (m *MySQL) Info(ctx context.Context) target.Info {
+	info := target.Info{Kind: "mysql", Target: m.spec.String(), Engine: "MySQL", Settings: map[string]any{
+		"engine": m.engine.name, "driver": "github.com/go-sql-driver/mysql",
+	}}
+	if err := m.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version); err != nil {
+		info.Version = "unknown: " + err.Error()
+	}
+	if strings.Contains(strings.ToLower(info.Version), "mariadb") {
+		info.Engine = "MariaDB"
+	}
+	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('" + strings.Join(mysqlSettingsOfInterest, "', '") + "')"
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		info.Settings["error"] = err.Error()
+		return info
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, value string
+		if rows.Scan(&name, &value) == nil {
+			info.Settings[name] = value
+		}
+	}
+	return info
+}
+
+// Close implements target.Target.
+func (m *MySQL) Close() error { return m.db.Close() }
+
+func (m *MySQL) exec(ctx context.Context, q string) error {
+	_, err := m.db.ExecContext(ctx, q)
+	return err
+}
+
+// CreateTables implements insertbench.Store. It checks that each table got the engine asked for,
+// in case the server's sql_mode lets it substitute another.
+func (m *MySQL) CreateTables(ctx context.Context, tables []string) error {
+	if err := m.d.createTables(ctx, m.exec, tables); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		var engine string
+		if err := m.db.QueryRowContext(ctx, "SELECT engine FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?", t).Scan(&engine); err != nil {
+			return fmt.Errorf("reading the engine of table %s: %v", t, err)
+		}
+		if !strings.EqualFold(engine, m.engine.name) {
+			return fmt.Errorf("table %s was created with engine %s, not %s (the server substituted it: add NO_ENGINE_SUBSTITUTION to its sql_mode)", t, engine, m.engine.name)
+		}
+	}
+	return nil
+}
+
+// CreateIndexes implements insertbench.Store: one ALTER TABLE for the three indexes on InnoDB, one
+// ALTER TABLE each on MyRocks.
+func (m *MySQL) CreateIndexes(ctx context.Context, table string) error {
+	for _, q := range m.d.createIndexes(table) {
+		if err := m.exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// flushTimeout bounds the wait for InnoDB's dirty pages to reach 0.
+var flushTimeout = 10 * time.Minute
+
+// Settle implements insertbench.Settler: ANALYZE TABLE each table; then InnoDB writes all its
+// dirty pages, MyRocks flushes its memtables and compacts L0 into L1.
+func (m *MySQL) Settle(ctx context.Context, tables []string) (string, error) {
+	var done []string
+	start := time.Now()
+	for _, t := range tables {
+		if err := m.analyze(ctx, t); err != nil {
+			return "", err
+		}
+	}
+	done = append(done, fmt.Sprintf("analyze table of %d tables in %s", len(tables), since(start)))
+	if m.engine.rocksDB() {
+		done = append(done, m.flushRocksDB(ctx))
+	} else {
+		done = append(done, m.flushInnoDB(ctx))
+	}
+	return strings.Join(done, "; "), nil
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+// analyze runs ANALYZE TABLE, which reports failure as a row rather than an error.
+func (m *MySQL) analyze(ctx context.Context, t string) error {
+	rows, err := m.db.QueryContext(ctx, "ANALYZE TABLE "+t)
+	if err != nil {
+		return fmt.Errorf("ANALYZE TABLE %s: %v", t, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var table, op, msgType, msg sql.NullString
+		if err := rows.Scan(&table, &op, &msgType, &msg); err != nil {
+			return err
+		}
+		if strings.EqualFold(msgType.String, "error") {
+			return fmt.Errorf("ANALYZE TABLE %s: %s", t, msg.String)
+		}
+	}
+	return rows.Err()
+}
+
+// flushInnoDB makes the page cleaner write every dirty page: innodb_max_dirty_pages_pct and its
+// low-water mark at 0, and innodb_io_capacity raised to innodb_io_capacity_max (the page cleaner
+// writes at most io_capacity pages a second, 200 by default). It waits until no page is dirty or
+// flushTimeout, then restores the three settings. Failures are reported in the description, not
+// as errors: the q steps can run without the flush.
+func (m *MySQL) flushInnoDB(ctx context.Context) string {
+	start := time.Now()
+	var pct, lwm, io, ioMax float64
+	if err := m.db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm, "+
+		"@@GLOBAL.innodb_io_capacity, @@GLOBAL.innodb_io_capacity_max").Scan(&pct, &lwm, &io, &ioMax); err != nil {
+		return "no innodb flush (" + err.Error() + ")"
+	}
+	before, err := m.dirtyPages(ctx)
+	if err != nil {
+		return "no innodb flush (" + err.Error() + ")"
+	}
+	// In this order: the low-water mark may not exceed innodb_max_dirty_pages_pct, nor
+	// innodb_io_capacity innodb_io_capacity_max. Restored in reverse.
+	settings := []struct {
+		name     string
+		old, new float64
+	}{
+		{"innodb_max_dirty_pages_pct_lwm", lwm, 0},
+		{"innodb_max_dirty_pages_pct", pct, 0},
+		{"innodb_io_capacity", io, max(io, ioMax)},
+	}
+	set := func(ctx context.Context, name string, v float64) error {
+		return m.exec(ctx, "SET GLOBAL "+name+" = "+strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	changed := 0
+	restore := func(s string) string {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mysqlDialTimeout)
+		defer cancel()
+		for i := changed - 1; i >= 0; i-- {
+			if err := set(rctx, settings[i].name, settings[i].old); err != nil {
+				s += fmt.Sprintf("; restoring %s to %g failed: %v", settings[i].name, settings[i].old, err)
+			}
+		}
+		return s
+	}
+	for _, st := range settings {
+		if err := set(ctx, st.name, st.new); err != nil {
+			return restore("no innodb flush (" + err.Error() + ")")
+		}
+		changed++
+	}
+	deadline := time.Now().Add(flushTimeout)
+	left := before
+	for left > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return restore(fmt.Sprintf("innodb flush interrupted after %s with %d dirty pages left", since(start), left))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if left, err = m.dirtyPages(ctx); err != nil {
+			return restore("innodb flush: " + err.Error())
+		}
+	}
+	how := fmt.Sprintf("innodb_max_dirty_pages_pct=0 and innodb_io_capacity=%g for the flush, then back to %g and %g", max(io, ioMax), pct, io)
+	if left > 0 {
+		return restore(fmt.Sprintf("innodb flush of %d dirty pages stopped after %s with %d left (%s)", before, since(start), left, how))
+	}
+	return restore(fmt.Sprintf("innodb flushed %d dirty pages in %s (%s)", before, since(start), how))
+}
+
+func (m *MySQL) dirtyPages(ctx context.Context) (int64, error) {
+	var name string
+	var n int64
+	err := m.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").Scan(&name, &n)
+	return n, err
+}
+
+// flushRocksDB flushes MyRocks' memtables and compacts L0 into L1, which the server does before
+// the statement returns. MyRocks builds without that variable only flush the memtables.
+func (m *MySQL) flushRocksDB(ctx context.Context) string {
+	start := time.Now()
+	err := m.exec(ctx, "SET GLOBAL rocksdb_force_flush_memtable_and_lzero_now = 1")
+	if err == nil {
+		return fmt.Sprintf("rocksdb memtable flush and L0 compaction (rocksdb_force_flush_memtable_and_lzero_now) in %s", since(start))
+	}
+	var myErr *mysql.MySQLError
+	if !errors.As(err, &myErr) || myErr.Number != 1193 { // 1193: unknown system variable
+		return "no rocksdb flush (" + err.Error() + ")"
+	}
+	start = time.Now()
+	if err := m.exec(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
+		return "no rocksdb flush (" + err.Error() + ")"
+	}
+	return fmt.Sprintf("rocksdb memtable flush (rocksdb_force_flush_memtable_now) in %s; no L0 compaction (this MyRocks has no rocksdb_force_flush_memtable_and_lzero_now)", since(start))
+}
+
+// Stats implements insertbench.Store. Each index's entries are counted by reading that index (FORCE
+// INDEX, and a condition on its leading column that every entry meets so that the server reads
+// the index rather than a cached row count); EXPLAIN must show that index as the key.
+func (m *MySQL) Stats(ctx context.Context, table string) (ib.TableStats, error) {
+	var st ib.TableStats
+	if err := m.db.QueryRowContext(ctx, m.d.tableStats(table)).Scan(&st.Rows, &st.MinID, &st.MaxID); err != nil {
+		return st, err
+	}
+	names := make([]string, ib.NumIndexes)
+	for idx := range ib.NumIndexes {
+		names[idx] = indexName(table, idx)
+	}
+	exists := map[string]bool{}
+	rows, err := m.db.QueryContext(ctx, "SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name IN (?, ?, ?)",
+		table, names[0], names[1], names[2])
+	if err != nil {
+		return st, err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return st, err
+		}
+		exists[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, err
+	}
+	if len(exists) == 0 {
+		return st, nil
+	}
+	st.IndexRows = make([]int64, ib.NumIndexes)
+	for idx := range ib.NumIndexes {
+		if !exists[names[idx]] {
+			st.Problems = append(st.Problems, fmt.Sprintf("index %s does not exist", names[idx]))
+			continue
+		}
+		q := fmt.Sprintf("SELECT count(*) FROM %s FORCE INDEX (%s) WHERE %s >= %d", table, names[idx], ib.IndexColumns[idx][0], math.MinInt32)
+		key, plan, err := m.explainKey(ctx, q)
+		if err != nil {
+			return st, err
+		}
+		if key != names[idx] {
+			st.Problems = append(st.Problems, fmt.Sprintf("cannot count index %s: the server does not use it (key %q):\n%s", names[idx], key, plan))
+			continue
+		}
+		if err := m.db.QueryRowContext(ctx, q).Scan(&st.IndexRows[idx]); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// explainKey returns the key column of q's EXPLAIN and the plan as text.
+func (m *MySQL) explainKey(ctx context.Context, q string) (string, string, error) {
+	rows, err := m.db.QueryContext(ctx, "EXPLAIN "+q)
+	if err != nil {
+		return "", "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", "", err
+	}
+	var key string
+	var plan strings.Builder
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", "", err
+		}
+		for i, c := range cols {
+			fmt.Fprintf(&plan, "%s=%s ", c, vals[i].String)
+			if strings.EqualFold(c, "key") {
+				key = vals[i].String
+			}
+		}
+		plan.WriteString("\n")
+	}
+	return key, plan.String(), rows.Err()
+}
+
+// Connect implements insertbench.Store: a dedicated connection with its own prepared statements
+// for queries and deletes; inserts are literal text, unprepared.
+func (m *MySQL) Connect(ctx context.Context) (ib.Conn, error) {
+	c, err := m.db.Conn(ctx)
+	if err != nil {
+		return nil, m.connectError(err)
+	}
+	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
+}
+
+// parseDateTime reads a DATETIME's text, 'YYYY-MM-DD HH:MM:SS' (UTC), as unix seconds.
+func parseDateTime(b []byte) (int64, error) {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
+		return 0, fmt.Errorf("unexpected datetime %q", b)
+	}
+	num := func(s []byte) (int, bool) {
+		n := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var v [6]int
+	for i, r := range [6][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}} {
+		n, ok := num(b[r[0]:r[1]])
+		if !ok {
+			return 0, fmt.Errorf("unexpected datetime %q", b)
+		}
+		v[i] = n
+	}
+	return time.Date(v[0], time.Month(v[1]), v[2], v[3], v[4], v[5], 0, time.UTC).Unix(), nil
+}
