@@ -274,3 +274,42 @@ func TestRunAndSummary(t *testing.T) {
 		t.Errorf("a second run into the same directory: exit %d %q", again.code, again.stderr)
 	}
 }
+
+// TestPlan runs a plan of a managed PostgreSQL with a config and an embedded target: each run
+// gets its own directory named after it, the server's settings come from that config, and the
+// server is stopped afterwards.
+func TestPlan(t *testing.T) {
+	testPostgres(t) // the same installation; this test starts its own server
+	dir := t.TempDir()
+	data, err := os.MkdirTemp("", "dbperf-plan-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(data, 0o755)
+	defer os.RemoveAll(data)
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"runs": [
+		{"server": "postgres", "configs": ["cached-by-os"], "port": 55472, "datadir": "`+data+`/pg"},
+		{"target": "bbolt"}]}`), 0o644)
+	r := run(t, dir, "run", "insert", "--plan", plan, "--rows", "300", "--l1-rows", "100", "--steps", "l.i0,l.x,l.i1", "--out", "runs/p")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "2 of 2 runs complete in runs/p") {
+		t.Errorf("output does not say both runs completed:\n%s", r.stdout)
+	}
+	var meta struct {
+		Complete bool
+		Target   struct{ Settings map[string]any }
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "runs/p/postgres-cached-by-os/run.json"))
+	if err := json.Unmarshal(b, &meta); err != nil || !meta.Complete || meta.Target.Settings["shared_buffers"] != "4096 (8kB)" {
+		t.Errorf("postgres-cached-by-os/run.json: complete=%v shared_buffers=%v (%v)", meta.Complete, meta.Target.Settings["shared_buffers"], err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs/p/bbolt/run.json")); err != nil {
+		t.Errorf("no bbolt run: %v", err)
+	}
+	if st := run(t, dir, "server", "status", "postgres", "--datadir", data+"/pg", "--port", "55472"); st.code != 3 {
+		t.Errorf("the plan's server still runs after the plan: %s", st.stdout)
+	}
+}
