@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/plan"
 	"github.com/dbperf/dbperf/internal/server"
 	"github.com/dbperf/dbperf/internal/session"
@@ -134,6 +135,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database check after each step")
+	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }
 
@@ -256,7 +258,9 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec target
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf %s on %s (%s %s), seed %d, into %s\n", name, info.Target, info.Engine, info.Version, seed, out)
-	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify}
+	mon := monitor.New(ctx, t)
+	mon.ClientBound = clientBound
+	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
 	err = s.Run(ctx)
 	fmt.Fprintf(w, "run directory: %s\n", out)
 	return err
@@ -271,6 +275,9 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// clientBound is the --client-bound threshold, in cores.
+var clientBound = 0.9
 
 func randomSeed() uint64 {
 	var b [8]byte

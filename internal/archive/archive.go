@@ -67,6 +67,46 @@ type Step struct {
 	Problems         []string       `json:"problems,omitempty"`
 	Error            string         `json:"error,omitempty"`
 	Workload         map[string]any `json:"workload,omitempty"` // step-specific figures
+	// Host is the monitor's summary: host and DBMS figures normalized per operation.
+	Host *HostSummary `json:"host,omitempty"`
+}
+
+// HostSummary is the reference's per-step row of host figures normalized per operation, plus
+// dbperf's own. "Per op" divides by the step's main op: rows inserted on load steps, queries on
+// query steps; wpi and wkbpi always divide by rows inserted.
+type HostSummary struct {
+	Seconds float64  `json:"seconds"`
+	Devices []string `json:"devices,omitempty"` // block devices whose IO is counted
+	IPS     float64  `json:"ips"`               // rows inserted per second
+	QPS     float64  `json:"qps"`               // queries per second
+	RPS     *float64 `json:"rps,omitempty"`     // storage reads per second
+	RMBPS   *float64 `json:"rmbps,omitempty"`   // MB read per second
+	WPS     *float64 `json:"wps,omitempty"`     // storage writes per second
+	WMBPS   *float64 `json:"wmbps,omitempty"`   // MB written per second
+	RPQ     *float64 `json:"rpq,omitempty"`     // storage reads per op
+	RKBPQ   *float64 `json:"rkbpq,omitempty"`   // KB read per op
+	WPI     *float64 `json:"wpi,omitempty"`     // storage writes per row inserted
+	WKBPI   *float64 `json:"wkbpi,omitempty"`   // KB written per row inserted
+	CSPS    float64  `json:"csps"`              // context switches per second (host)
+	CPUPS   float64  `json:"cpups"`             // host CPU busy, % of all cores (us+sy+irq+steal)
+	CSPQ    *float64 `json:"cspq,omitempty"`    // context switches per op
+	CPUPQ   *float64 `json:"cpupq,omitempty"`   // host CPU µs per op
+	DBGB1   *float64 `json:"dbgb1,omitempty"`   // database size as the DBMS reports it, GB
+	DBGB2   *float64 `json:"dbgb2,omitempty"`   // size of the data directory on disk, GB
+	RSS     *float64 `json:"rss,omitempty"`     // DBMS resident memory, GB (the step's maximum)
+	MaxOp   float64  `json:"maxop"`             // max response time of the main op, µs
+	P50     float64  `json:"p50"`               // median of the per-second rates of the main op
+	P99     float64  `json:"p99"`               // 99th percentile of the per-second rates of the main op
+	// DBMSCPUPQ is the DBMS processes' CPU µs per op; ClientCPUPQ this process's.
+	DBMSCPUPQ   *float64 `json:"dbms_cpupq,omitempty"`
+	ClientCPUPQ float64  `json:"client_cpupq"`
+	// ClientCPUCores is the client's CPU use in cores; ClientBound flags a step whose figures
+	// measure the client rather than the DBMS (the client used at least the set share of a core).
+	// An embedded engine shares the client's process, so it is never flagged.
+	ClientCPUCores float64 `json:"client_cpu_cores"`
+	ClientBound    bool    `json:"client_bound"`
+	Embedded       bool    `json:"embedded,omitempty"`
+	SampleErrors   int     `json:"sample_errors,omitempty"`
 }
 
 // Dir is an open run directory.

@@ -18,10 +18,62 @@ type StepWriter struct {
 	dir       string
 	ops       []measure.Op
 	start     time.Time
-	csvF, hlF *os.File
-	csv, hl   *bufio.Writer
+	intervals *Stream
 	hlog      *hdr.HistogramLogWriter
 	totals    [measure.NumOps]int64
+	streams   []*Stream // every file streamed, renamed by Finish
+}
+
+// Start is the step's start, from which every streamed file's t_sec counts.
+func (w *StepWriter) Start() time.Time { return w.start }
+
+// Stream is a file of a step written while it runs (intervals.csv, latency.hlog, host.csv,
+// dbms.csv), under a .partial name until Finish renames it.
+type Stream struct {
+	name string
+	f    *os.File
+	w    *bufio.Writer
+}
+
+// open starts a streamed file.
+func (w *StepWriter) open(name string) (*Stream, error) {
+	f, err := os.Create(filepath.Join(w.dir, name+".partial"))
+	if err != nil {
+		return nil, err
+	}
+	st := &Stream{name: name, f: f, w: bufio.NewWriter(f)}
+	w.streams = append(w.streams, st)
+	return st, nil
+}
+
+// Stream opens a CSV file of the step with its header.
+func (w *StepWriter) Stream(name string, header []string) (*Stream, error) {
+	st, err := w.open(name)
+	if err != nil {
+		return nil, err
+	}
+	return st, st.Write(header)
+}
+
+// close flushes, syncs and renames the file to its final name.
+func (s *Stream) close() error {
+	err := s.w.Flush()
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(s.f.Name(), strings.TrimSuffix(s.f.Name(), ".partial"))
+	}
+	return err
+}
+
+// Write appends one row.
+func (s *Stream) Write(row []string) error {
+	_, err := fmt.Fprintln(s.w, strings.Join(row, ","))
+	return err
 }
 
 // IntervalColumns are the columns of intervals.csv for a step's op types: for each op, its rate
@@ -45,20 +97,19 @@ func (d *Dir) StartStep(step string, ops []measure.Op, start time.Time) (*StepWr
 	}
 	w := &StepWriter{dir: dir, ops: ops, start: start}
 	var err error
-	if w.csvF, err = os.Create(filepath.Join(dir, "intervals.csv.partial")); err != nil {
+	if w.intervals, err = w.Stream("intervals.csv", IntervalColumns(ops)); err != nil {
 		return nil, err
 	}
-	if w.hlF, err = os.Create(filepath.Join(dir, "latency.hlog.partial")); err != nil {
-		w.csvF.Close()
+	hl, err := w.open("latency.hlog")
+	if err != nil {
+		w.intervals.f.Close()
 		return nil, err
 	}
-	w.csv, w.hl = bufio.NewWriter(w.csvF), bufio.NewWriter(w.hlF)
-	fmt.Fprintln(w.csv, strings.Join(IntervalColumns(ops), ","))
 
 	// The log's StartTime and BaseTime lines have whole seconds; interval timestamps are relative
 	// to that same whole second so that base + offset is exact.
 	base := start.Unix() * 1000
-	w.hlog = hdr.NewHistogramLogWriter(w.hl)
+	w.hlog = hdr.NewHistogramLogWriter(hl.w)
 	w.hlog.OutputLogFormatVersion()
 	w.hlog.OutputComment(fmt.Sprintf("[dbperf step %s: latency in nanoseconds, one histogram per op type a second, tagged with the op type; Interval_Max in ms]", step))
 	w.hlog.OutputStartTime(base)
@@ -96,30 +147,15 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 			}
 		}
 	}
-	_, err := fmt.Fprintln(w.csv, strings.Join(row, ","))
-	return err
+	return w.intervals.Write(row)
 }
 
 // Finish flushes and renames the streamed files and writes summary.json. It is called for
 // finished and interrupted steps alike; the summary says which.
 func (w *StepWriter) Finish(s Step) error {
 	var errs []error
-	for _, f := range []struct {
-		b    *bufio.Writer
-		f    *os.File
-		name string
-	}{{w.csv, w.csvF, "intervals.csv"}, {w.hl, w.hlF, "latency.hlog"}} {
-		err := f.b.Flush()
-		if err == nil {
-			err = f.f.Sync()
-		}
-		if cerr := f.f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.f.Name(), filepath.Join(w.dir, f.name))
-		}
-		if err != nil {
+	for _, st := range w.streams {
+		if err := st.close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

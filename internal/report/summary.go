@@ -37,7 +37,9 @@ func Load(paths []string) ([]Run, error) {
 var summaryColumns = []string{
 	"run", "step", "ok", "secs", "ips", "dps", "qps", "xps",
 	"i_p50", "i_p99", "i_max", "d_p99", "q_p50", "q_p99", "q_p99.9", "q_max",
-	"errors", "cpu_us_op", "i_target", "target", "version", "date", "commit",
+	"errors", "cpu_us_op", "i_target",
+	"rpq", "rkbpq", "wpi", "wkbpi", "cspq", "cpupq", "dbms_cpupq", "cpups", "dbgb1", "dbgb2", "rss", "client",
+	"target", "version", "date", "commit",
 }
 
 // Summary writes one aligned line per step per run.
@@ -88,12 +90,27 @@ func summaryRow(r Run, s archive.Step) []string {
 	if len(commit) > 12 {
 		commit = commit[:12]
 	}
-	return []string{
+	host := []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
+	if h := s.Host; h != nil {
+		num := func(p *float64, format string) string {
+			if p == nil {
+				return "-"
+			}
+			return fmt.Sprintf(format, *p)
+		}
+		client := fmt.Sprintf("%.2f", h.ClientCPUCores)
+		if h.ClientBound {
+			client += "!"
+		}
+		host = []string{num(h.RPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"),
+			num(h.CSPQ, "%.2f"), num(h.CPUPQ, "%.1f"), num(h.DBMSCPUPQ, "%.1f"), fmt.Sprintf("%.0f", h.CPUPS),
+			num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), client}
+	}
+	return append([]string{
 		r.Meta.Name, s.Step, ok, fmt.Sprintf("%.1f", s.Seconds),
 		rate("insert"), rate("delete"), rate("query"), rate("index"),
 		lat("insert", p50), lat("insert", p99), lat("insert", pmax), lat("delete", p99),
 		lat("query", p50), lat("query", p99), lat("query", p999), lat("query", pmax),
-		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target,
-		r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit,
-	}
+		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target}, append(host,
+		r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit)...)
 }

@@ -37,6 +37,8 @@ func op(count int64, perSec, p50, p99, p999, max float64) measure.OpSummary {
 	return measure.OpSummary{Count: count, Statements: count/50 + 1, PerSec: perSec, P50Us: p50, P99Us: p99, P999Us: p999, MaxUs: max}
 }
 
+func f(v float64) *float64 { return &v }
+
 func TestSummaryGolden(t *testing.T) {
 	start := time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)
 	runs := []Run{{
@@ -48,6 +50,8 @@ func TestSummaryGolden(t *testing.T) {
 			{Step: "l.x", Complete: true, Verified: true, Seconds: 4.5,
 				Ops: map[string]measure.OpSummary{"index": {Count: 2000000, Statements: 2, PerSec: 444444.4, P50Us: 4400000, P99Us: 4500000, MaxUs: 4500000}}},
 			{Step: "qr100", Complete: true, Verified: true, Seconds: 30, Errors: 2, ClientCPUUsPerOp: 14.5,
+				Host: &archive.HostSummary{RPQ: f(0.002), RKBPQ: f(0.031), WPI: f(0.5), WKBPI: f(4.25), CSPQ: f(1.5),
+					CPUPQ: f(48.2), DBMSCPUPQ: f(30.1), CPUPS: 87, DBGB1: f(0.25), DBGB2: f(0.31), RSS: f(4.2), ClientCPUCores: 0.45},
 				Ops: map[string]measure.OpSummary{
 					"insert": op(6000, 200, 1800, 4800, 5800, 5800),
 					"delete": op(6000, 200, 1500, 4100, 4600, 4600),
@@ -60,6 +64,7 @@ func TestSummaryGolden(t *testing.T) {
 			Target: target.Info{Kind: "sqlite", Version: "3.54.1"}},
 		Steps: []archive.Step{
 			{Step: "qp1000", Complete: true, Seconds: 3.1,
+				Host: &archive.HostSummary{CPUPS: 99, ClientCPUCores: 1.2, ClientBound: true},
 				Ops: map[string]measure.OpSummary{
 					"insert": op(5600, 1806.5, 3700, 16000, 20000, 20000),
 					"query":  op(140000, 45161.3, 19, 263, 2012, 19644),

@@ -135,10 +135,32 @@ func printSummary(out io.Writer, s archive.Step) {
 			fmt.Fprintf(out, "   WARNING: the insert rate is below 95%% of the target: query figures of this step are not comparable\n")
 		}
 	}
+	if h := s.Host; h != nil {
+		printHost(out, h)
+	}
 	switch {
 	case s.Verified:
 		fmt.Fprintln(out, "   check: the database holds exactly what the client wrote")
 	case s.Error != "":
 		fmt.Fprintf(out, "   FAILED: %s\n", s.Error)
+	}
+}
+
+// printHost prints the monitor's figures: the host's rates, then per operation.
+func printHost(out io.Writer, h *archive.HostSummary) {
+	num := func(p *float64, format string) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf(format, *p)
+	}
+	fmt.Fprintf(out, "   host: cpu %.1f%% busy, %.0f cs/s; disk %v r/s %s rMB/s %s w/s %s wMB/s %s\n",
+		h.CPUPS, h.CSPS, h.Devices, num(h.RPS, "%.0f"), num(h.RMBPS, "%.2f"), num(h.WPS, "%.0f"), num(h.WMBPS, "%.2f"))
+	fmt.Fprintf(out, "   per op: host cpu %s us, dbms cpu %s us, client cpu %.2f us, cs %s, rKB %s; per insert: w %s, wKB %s\n",
+		num(h.CPUPQ, "%.2f"), num(h.DBMSCPUPQ, "%.2f"), h.ClientCPUPQ, num(h.CSPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"))
+	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores\n",
+		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores)
+	if h.ClientBound {
+		fmt.Fprintf(out, "   CLIENT-BOUND: the client used %.2f cores; these figures measure dbperf, not the DBMS\n", h.ClientCPUCores)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/runner"
 	"github.com/dbperf/dbperf/internal/workload"
 )
@@ -24,6 +25,7 @@ type Session struct {
 	Out      io.Writer // live lines and summaries
 	Verify   bool      // check the database after each step
 	Tick     time.Duration
+	Monitor  *monitor.Monitor // samples host and DBMS each interval; nil for none
 }
 
 // ErrInterrupted is returned when the run was cancelled (Ctrl-C).
@@ -77,18 +79,35 @@ func (s *Session) step(ctx context.Context, name string) error {
 		return err
 	}
 	live := newLiveLine(s.Out, name, plan)
+	var mon *monitor.Step
+	if s.Monitor != nil {
+		if mon, err = s.Monitor.Begin(ctx, w); err != nil {
+			fmt.Fprintf(s.Out, "   monitor: %v (the step runs without it)\n", err)
+		}
+	}
 	var writeErr error
+	var rates []float64 // per-second rates of the main op, for the monitor's p50/p99
 	plan.Step.Tick = s.Tick
 	plan.Step.Interval = func(iv *measure.Interval) {
 		if err := w.Interval(iv); err != nil && writeErr == nil {
 			writeErr = err
 		}
+		if mon != nil {
+			mon.Sample(ctx, iv.End)
+		}
+		if iv.Seconds() >= 0.5 {
+			rates = append(rates, iv.PerSec(plan.PerOp))
+		}
 		live.print(iv)
 	}
 	res := runner.Run(ctx, plan.Step)
-	closeErr := plan.Close()
 
 	sum := summarize(name, plan, res)
+	if mon != nil {
+		h := mon.End(ctx, totals(plan, res, rates))
+		sum.Host = &h
+	}
+	closeErr := plan.Close()
 	stepErr := res.Err
 	if stepErr == nil {
 		stepErr = writeErr
@@ -158,3 +177,18 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) archive.
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// totals are what the monitor divides by.
+func totals(plan *workload.StepPlan, res runner.Result, rates []float64) monitor.Totals {
+	units := func(o measure.Op) float64 {
+		if a := res.Total.Ops[o]; a != nil {
+			return float64(a.Units)
+		}
+		return 0
+	}
+	t := monitor.Totals{Inserts: units(measure.Insert), Queries: units(measure.Query), MainOps: units(plan.PerOp), Rates: rates}
+	if a := res.Total.Ops[plan.PerOp]; a != nil {
+		t.MaxOpUs = measure.Micros(a.Hist.Max())
+	}
+	return t
+}

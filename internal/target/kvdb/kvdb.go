@@ -49,6 +49,11 @@ type Store struct {
 	kind    string
 	display string
 	tempDir string // removed on Close when the target had no path
+	path    string // where the engine keeps the database: a directory (Pebble) or a file (bbolt)
+
+	// closeMu keeps the monitor's samples (monitor.go) off an engine being closed.
+	closeMu sync.RWMutex
+	closed  bool
 
 	// indexedCache remembers which tables have their secondary indexes, so that inserts do not
 	// read the flag from the engine on every statement.
@@ -80,7 +85,7 @@ func open(s target.Spec, file string, openEngine func(path string) (Engine, erro
 		}
 		return nil, fmt.Errorf("cannot open %s at %s: %w", s.Kind, path, err)
 	}
-	st.eng = eng
+	st.eng, st.path = eng, path
 	return st, nil
 }
 
@@ -91,8 +96,15 @@ func (s *Store) Info(context.Context) target.Info {
 	return target.Info{Kind: s.kind, Target: s.display, Engine: s.eng.Name(), Version: s.eng.Version(), Settings: settings}
 }
 
-// Close implements target.Target.
+// Close implements target.Target; closing it again does nothing.
 func (s *Store) Close() error {
+	s.closeMu.Lock()
+	closed := s.closed
+	s.closed = true
+	s.closeMu.Unlock()
+	if closed {
+		return nil
+	}
 	err := s.eng.Close()
 	if s.tempDir != "" {
 		os.RemoveAll(s.tempDir)

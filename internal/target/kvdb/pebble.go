@@ -24,18 +24,20 @@ func init() {
 // pebbleEngine is Pebble with its default options; every write is synced (WAL fsync), like a
 // durable commit on the SQL targets.
 type pebbleEngine struct {
-	db   *pebble.DB
-	opts *pebble.Options
+	db     *pebble.DB
+	opts   *pebble.Options
+	stalls *writeStalls // counted by an event listener, for the monitor (monitor.go)
 }
 
 func openPebble(path string) (Engine, error) {
-	opts := &pebble.Options{Logger: quietLogger{}}
+	stalls := &writeStalls{}
+	opts := &pebble.Options{Logger: quietLogger{}, EventListener: stalls.listener()}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &pebbleEngine{db: db, opts: opts}, nil
+	return &pebbleEngine{db: db, opts: opts, stalls: stalls}, nil
 }
 
 func (p *pebbleEngine) Write(fn func(w Writer) error) error {

@@ -31,6 +31,7 @@ type Postgres struct {
 	spec  target.Spec
 	cfg   *pgx.ConnConfig
 	admin *pgx.Conn
+	mon   pgMonitor // the monitor's own connection (monitor.go)
 }
 
 var (
@@ -141,7 +142,10 @@ func (p *Postgres) Info(ctx context.Context) target.Info {
 }
 
 // Close implements target.Target.
-func (p *Postgres) Close() error { return p.admin.Close(context.Background()) }
+func (p *Postgres) Close() error {
+	p.closeMonitor()
+	return p.admin.Close(context.Background())
+}
 
 // CreateTables implements insertbench.Store.
 func (p *Postgres) CreateTables(ctx context.Context, tables []string) error {

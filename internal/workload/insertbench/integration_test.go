@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/target"
 	_ "github.com/dbperf/dbperf/internal/target/kvdb"
@@ -99,11 +101,13 @@ func TestAllStepsOnEveryTarget(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := &session.Session{Workload: bench, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond}
+				s := &session.Session{Workload: bench, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond,
+					Monitor: monitor.New(context.Background(), tg)}
 				if err := s.Run(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 				checkArchive(t, dir, cfg)
+				checkMonitor(t, dir, name == "postgres" || strings.HasPrefix(name, "mysql"))
 			})
 		}
 	}
@@ -150,6 +154,57 @@ func checkArchive(t *testing.T, dir string, cfg ib.Config) {
 	}
 	if a, _ := steps[4].Workload["settle_actions"].(string); a == "" {
 		t.Errorf("settle reports no actions")
+	}
+}
+
+// checkMonitor checks that every step has host.csv and dbms.csv aligned row for row with
+// intervals.csv, and a host summary; a server target's also has the DBMS's memory and both
+// database sizes (the servers run on this host).
+func checkMonitor(t *testing.T, dir string, server bool) {
+	_, steps, err := archive.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		times := func(file string) []string {
+			f, err := os.Open(filepath.Join(dir, s.Step, file))
+			if err != nil {
+				t.Errorf("step %s: %v", s.Step, err)
+				return nil
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Errorf("step %s/%s: %v", s.Step, file, err)
+			}
+			var ts []string
+			for _, r := range rows[1:] {
+				ts = append(ts, r[0])
+			}
+			return ts
+		}
+		iv := times("intervals.csv")
+		for _, file := range []string{"host.csv", "dbms.csv"} {
+			if got := times(file); !reflect.DeepEqual(got, iv) {
+				t.Errorf("step %s: %s rows at t_sec %v, intervals.csv at %v", s.Step, file, got, iv)
+			}
+		}
+		h := s.Host
+		if h == nil {
+			t.Errorf("step %s has no host summary", s.Step)
+			continue
+		}
+		// The host cannot be idle while the client kept a fifth of a core busy (over at least
+		// 0.1 s: /proc counts CPU in 10 ms ticks).
+		if math.Abs(h.Seconds-s.Seconds) > 0.05 || (h.Seconds >= 0.1 && h.ClientCPUCores > 0.2 && h.CPUPS <= 0) || h.CSPS <= 0 || h.WPS == nil {
+			t.Errorf("step %s host summary lacks figures: %+v", s.Step, h)
+		}
+		if server && (h.RSS == nil || *h.RSS <= 0 || h.DBGB1 == nil || h.DBGB2 == nil || h.DBMSCPUPQ == nil || h.Embedded) {
+			t.Errorf("step %s on a server: rss %v dbgb1 %v dbgb2 %v dbms_cpupq %v embedded %v", s.Step, h.RSS, h.DBGB1, h.DBGB2, h.DBMSCPUPQ, h.Embedded)
+		}
+		if !server && !h.Embedded {
+			t.Errorf("step %s on an embedded target is not marked embedded", s.Step)
+		}
 	}
 }
 

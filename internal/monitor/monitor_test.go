@@ -1,0 +1,185 @@
+package monitor
+
+import (
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/runner"
+)
+
+// diskDir is a directory on a real block device: the working directory (the checkout), since
+// /tmp may be a tmpfs.
+func diskDir(t *testing.T) string {
+	dir, err := os.MkdirTemp(".", ".monitor-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if len(devicesOf(dir)) == 0 {
+		t.Fatalf("%s is on no block device listed in /proc/diskstats: the disk test needs the checkout on a disk", dir)
+	}
+	return dir
+}
+
+// TestWritesShowUp writes 64 MB to a file on the data device with fsync and checks that the
+// device's written KB grew by at least that much.
+func TestWritesShowUp(t *testing.T) {
+	dir := diskDir(t)
+	s := NewHostSampler(dir, nil)
+	before, err := s.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(dir + "/load")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]byte, 1<<20)
+	for i := range block {
+		block[i] = byte(i * 7)
+	}
+	const mb = 64
+	for range mb {
+		if _, err := f.Write(block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	after, err := s.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := Diff(before, after)
+	if !iv.HasDisk {
+		t.Fatalf("no disk counters for %v", s.Devices())
+	}
+	if iv.WriteKB < mb*1024 {
+		t.Errorf("device %v shows %.0f KB written after %d MB were written and synced", s.Devices(), iv.WriteKB, mb)
+	}
+	if iv.Writes < 1 || iv.WritesPerSec <= 0 || iv.WriteKBPerSec < iv.WriteKB/iv.Seconds*0.999 {
+		t.Errorf("writes %v, %v/s, %v KB/s over %vs", iv.Writes, iv.WritesPerSec, iv.WriteKBPerSec, iv.Seconds)
+	}
+}
+
+// TestProcessCPU burns CPU in this process, listed as the DBMS, and checks both the DBMS and
+// the client columns see it.
+func TestProcessCPU(t *testing.T) {
+	s := NewHostSampler("", func() []int { return []int{os.Getpid()} })
+	before, _ := s.Sample()
+	deadline := time.Now().Add(300 * time.Millisecond)
+	x := 0.0
+	for time.Now().Before(deadline) {
+		x += math.Sqrt(x + 1)
+	}
+	after, _ := s.Sample()
+	iv := Diff(before, after)
+	if !iv.HasDBMS || iv.DBMSCPUSec < 0.2 || iv.ClientCPUSec < 0.2 {
+		t.Errorf("after 0.3 s of CPU: dbms %.3f s, client %.3f s (has dbms %v)", iv.DBMSCPUSec, iv.ClientCPUSec, iv.HasDBMS)
+	}
+	if iv.DBMSRSSMB <= 1 || iv.DBMSVSZMB < iv.DBMSRSSMB {
+		t.Errorf("rss %.1f MB, vsz %.1f MB", iv.DBMSRSSMB, iv.DBMSVSZMB)
+	}
+	if iv.CPUBusyPct <= 0 || iv.CPUBusyPct > 100 || iv.Ctx <= 0 {
+		t.Errorf("host cpu busy %.1f%%, context switches %v", iv.CPUBusyPct, iv.Ctx)
+	}
+	_ = x
+}
+
+// TestDiff checks the arithmetic on made-up counters.
+func TestDiff(t *testing.T) {
+	at := time.Unix(1000, 0)
+	a := HostSample{At: at, User: 100, System: 50, Idle: 800, IOWait: 50, Ctxt: 1000,
+		Reads: 10, SectorsRead: 100, Writes: 20, SectorsWritten: 400, DBMSTicks: 30,
+		Client: runner.CPUTime{User: time.Second}, diskFound: true, dbmsProcsFound: true}
+	b := a
+	b.At = at.Add(2 * time.Second)
+	b.User, b.System, b.Idle, b.IOWait = 200, 100, 1000, 100 // +100 +50 +200 +50 = 400 ticks
+	b.Ctxt, b.Reads, b.SectorsRead, b.Writes, b.SectorsWritten = 5000, 30, 2148, 60, 4496
+	b.DBMSTicks, b.DBMSRSS = 90, 3<<20
+	b.Client = runner.CPUTime{User: 1500 * time.Millisecond, System: 500 * time.Millisecond}
+	iv := Diff(a, b)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"seconds", iv.Seconds, 2},
+		{"user %", iv.CPUUserPct, 25}, {"system %", iv.CPUSystemPct, 12.5}, {"iowait %", iv.CPUIOWaitPct, 12.5},
+		{"idle %", iv.CPUIdlePct, 50}, {"busy %", iv.CPUBusyPct, 37.5}, {"busy sec", iv.CPUBusySec, 1.5},
+		{"cs/s", iv.CtxPerSec, 2000}, {"reads/s", iv.ReadsPerSec, 10}, {"read KB", iv.ReadKB, 1024},
+		{"read KB/s", iv.ReadKBPerSec, 512}, {"writes/s", iv.WritesPerSec, 20}, {"write KB/s", iv.WriteKBPerSec, 1024},
+		{"dbms cpu", iv.DBMSCPUSec, 0.6}, {"dbms rss MB", iv.DBMSRSSMB, 3}, {"client cpu", iv.ClientCPUSec, 1},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	// A counter that went back (a device or process gone) gives no negative figure.
+	b.Reads = 5
+	if iv := Diff(a, b); iv.Reads != 0 {
+		t.Errorf("reads after a counter went back: %v", iv.Reads)
+	}
+}
+
+// TestSummaryIsConsistent: every per-op figure is the per-second figure times the seconds,
+// divided by the ops.
+func TestSummaryIsConsistent(t *testing.T) {
+	at := time.Unix(1000, 0)
+	a := HostSample{At: at, diskFound: true, dbmsProcsFound: true}
+	b := HostSample{At: at.Add(10 * time.Second), User: 600, System: 200, Idle: 1200, Ctxt: 50000,
+		Reads: 300, SectorsRead: 6000, Writes: 900, SectorsWritten: 40000, DBMSTicks: 500, DBMSRSS: 1 << 30,
+		Client: runner.CPUTime{User: 2 * time.Second}, diskFound: true, dbmsProcsFound: true}
+	m := &Monitor{ClientBound: 0.9}
+	s := &Step{m: m, host: &HostSampler{}, first: a, last: b, rssMax: 1024}
+	sum := s.End(t.Context(), Totals{Inserts: 2000, Queries: 50000, MainOps: 50000, Rates: []float64{4000, 5000, 6000}})
+	near := func(name string, got *float64, want float64) {
+		if got == nil || math.Abs(*got-want) > 1e-3*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	secs := 10.0
+	near("rpq = rps x secs / ops", sum.RPQ, *sum.RPS*secs/50000)
+	near("rkbpq = rmbps x 1024 x secs / ops", sum.RKBPQ, *sum.RMBPS*1024*secs/50000)
+	near("wpi = wps x secs / inserts", sum.WPI, *sum.WPS*secs/2000)
+	near("wkbpi = wmbps x 1024 x secs / inserts", sum.WKBPI, *sum.WMBPS*1024*secs/2000)
+	near("cspq = csps x secs / ops", sum.CSPQ, sum.CSPS*secs/50000)
+	near("cpupq = busy% x ticks / ops", sum.CPUPQ, 800.0/clockTicks*1e6/50000)
+	near("dbms cpupq", sum.DBMSCPUPQ, 5.0*1e6/50000)
+	near("rss GB", sum.RSS, 1)
+	if sum.IPS != 200 || sum.QPS != 5000 || sum.CPUPS != 40 || sum.CSPS != 5000 {
+		t.Errorf("rates: ips %v qps %v cpups %v csps %v", sum.IPS, sum.QPS, sum.CPUPS, sum.CSPS)
+	}
+	if sum.ClientCPUCores != 0.2 || sum.ClientBound || sum.ClientCPUPQ != 40 {
+		t.Errorf("client: %v cores, bound %v, %v us/op", sum.ClientCPUCores, sum.ClientBound, sum.ClientCPUPQ)
+	}
+	if sum.P50 != 5000 || sum.P99 != 6000 {
+		t.Errorf("p50 %v, p99 %v of the per-second rates", sum.P50, sum.P99)
+	}
+	m.ClientBound = 0.2
+	if sum := s.End(t.Context(), Totals{MainOps: 1}); !sum.ClientBound {
+		t.Errorf("a client using 0.2 cores with a 0.2 threshold is not flagged")
+	}
+	m.embedded = true
+	if sum := s.End(t.Context(), Totals{MainOps: 1}); sum.ClientBound {
+		t.Errorf("an embedded engine is flagged client-bound")
+	}
+}
+
+// BenchmarkSample is the sampler's cost per sample, with the disk and 20 processes to read (a
+// PostgreSQL with 20 backends): at one sample a second, ns/op / 1e9 is the share of a core.
+func BenchmarkSample(b *testing.B) {
+	pids := make([]int, 20)
+	for i := range pids {
+		pids[i] = os.Getpid()
+	}
+	s := NewHostSampler(".", func() []int { return pids })
+	for b.Loop() {
+		if _, err := s.Sample(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
