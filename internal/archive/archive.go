@@ -100,13 +100,22 @@ type HostSummary struct {
 	// DBMSCPUPQ is the DBMS processes' CPU µs per op; ClientCPUPQ this process's.
 	DBMSCPUPQ   *float64 `json:"dbms_cpupq,omitempty"`
 	ClientCPUPQ float64  `json:"client_cpupq"`
-	// ClientCPUCores is the client's CPU use in cores; ClientBound flags a step whose figures
-	// measure the client rather than the DBMS (the client used at least the set share of a core).
-	// An embedded engine shares the client's process, so it is never flagged.
+	// ClientCPUCores is the client's CPU use in cores. ClientBound flags a step whose figures
+	// measure the client rather than the DBMS: the client used at least the set share of a core
+	// (never flagged for an embedded engine, which shares the client's process), or more than 1%
+	// of its paced operations woke up late.
 	ClientCPUCores float64 `json:"client_cpu_cores"`
-	ClientBound    bool    `json:"client_bound"`
-	Embedded       bool    `json:"embedded,omitempty"`
-	SampleErrors   int     `json:"sample_errors,omitempty"`
+	// PacedOps are the operations whose worker slept until they were due (rate-limited
+	// inserters); LateWakeups those whose worker woke up 5 ms or more late, and WakeupMaxUs the
+	// latest: the client falling behind its own schedule.
+	PacedOps    int64   `json:"paced_ops,omitempty"`
+	LateWakeups int64   `json:"late_wakeups,omitempty"`
+	WakeupMaxUs float64 `json:"wakeup_max_us,omitempty"`
+	ClientBound bool    `json:"client_bound"`
+	// ClientBoundWhy says what flagged the step.
+	ClientBoundWhy string `json:"client_bound_why,omitempty"`
+	Embedded       bool   `json:"embedded,omitempty"`
+	SampleErrors   int    `json:"sample_errors,omitempty"`
 }
 
 // Dir is an open run directory.

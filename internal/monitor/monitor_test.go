@@ -3,6 +3,7 @@ package monitor
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,7 +166,23 @@ func TestSummaryIsConsistent(t *testing.T) {
 	}
 	m.embedded = true
 	if sum := s.End(t.Context(), Totals{MainOps: 1}); sum.ClientBound {
-		t.Errorf("an embedded engine is flagged client-bound")
+		t.Errorf("an embedded engine is flagged client-bound for its CPU")
+	}
+	// Falling behind its own schedule flags any client, embedded or not: more than 1% late.
+	for _, c := range []struct {
+		lag  runner.Lag
+		want bool
+	}{
+		{runner.Lag{Paced: 1000, Late: 10, Max: 7 * time.Millisecond}, false},
+		{runner.Lag{Paced: 1000, Late: 11, Max: 9 * time.Millisecond}, true},
+	} {
+		sum := s.End(t.Context(), Totals{MainOps: 1, Lag: c.lag})
+		if sum.ClientBound != c.want || sum.LateWakeups != c.lag.Late || sum.PacedOps != 1000 {
+			t.Errorf("%+v: client bound %v (%s), want %v", c.lag, sum.ClientBound, sum.ClientBoundWhy, c.want)
+		}
+		if c.want && !strings.Contains(sum.ClientBoundWhy, "11 of 1000 paced operations started 5ms or more late (latest 9ms)") {
+			t.Errorf("reason: %q", sum.ClientBoundWhy)
+		}
 	}
 }
 
@@ -179,6 +196,20 @@ func BenchmarkSample(b *testing.B) {
 	s := NewHostSampler(".", func() []int { return pids })
 	for b.Loop() {
 		if _, err := s.Sample(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDirSize is the cost of host.csv's db_disk_mb: walking the data directory, here a
+// PostgreSQL data directory when DBPERF_BENCH_DATADIR names one (else this package's own).
+func BenchmarkDirSize(b *testing.B) {
+	dir := os.Getenv("DBPERF_BENCH_DATADIR")
+	if dir == "" {
+		dir = "."
+	}
+	for b.Loop() {
+		if _, err := dirSize(dir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,6 +43,7 @@ type Result struct {
 	Total      *measure.Interval // cumulative over the step
 	Start, End time.Time
 	CPU        CPUTime // this process's CPU time during the step
+	Lag        Lag     // how late paced workers woke up: the client's own delay
 	Err        error   // the first failure, or ctx's error if interrupted
 	Complete   bool    // every worker finished its work
 }
@@ -57,6 +58,7 @@ func Run(ctx context.Context, s Step) Result {
 	defer cancel(nil)
 
 	recorders := make([]*measure.Recorder, len(s.Workers))
+	lags := make([]Lag, len(s.Workers)) // one per worker: no sharing while running
 	for i, w := range s.Workers {
 		recorders[i] = measure.NewRecorder(w.Op)
 	}
@@ -71,15 +73,15 @@ func Run(ctx context.Context, s Step) Result {
 			primaries.Add(1)
 		}
 		all.Add(1)
-		go func(rec *measure.Recorder) {
+		go func(rec *measure.Recorder, lag *Lag) {
 			defer all.Done()
 			if w.Primary {
 				defer primaries.Done()
 			}
-			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop}, s.Retries); err != nil {
+			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag}, s.Retries); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
-		}(recorders[i])
+		}(recorders[i], &lags[i])
 	}
 	go func() { primaries.Wait(); close(stop) }()
 	finished := make(chan struct{})
@@ -116,6 +118,9 @@ func Run(ctx context.Context, s Step) Result {
 	emit(end)
 	total.End = end
 	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0)}
+	for _, l := range lags {
+		res.Lag.Add(l)
+	}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled
 	res.Complete = res.Err == nil
 	return res

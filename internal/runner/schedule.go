@@ -10,6 +10,39 @@ type Tick struct {
 	Start time.Time       // when the step started
 	N     int64           // operations this worker has completed
 	Stop  <-chan struct{} // closed when every primary worker is done
+	Lag   *Lag            // where a paced schedule records how late it woke up; may be nil
+}
+
+// LateWakeup is how late a paced worker may wake up for an operation before the wake-up counts
+// as late: Go's timers wake within a fraction of a millisecond when the process gets CPU.
+const LateWakeup = 5 * time.Millisecond
+
+// Lag measures the client's own delay: how late paced workers woke up after sleeping until an
+// operation was due. It says nothing of the DBMS (an operation already overdue when the
+// previous one ends is not counted), so many late wake-ups mean the client could not keep its
+// schedule: a client-bound step.
+type Lag struct {
+	Paced int64         // operations whose worker slept until they were due
+	Late  int64         // of those, woke up LateWakeup or more after the due time
+	Max   time.Duration // the latest wake-up
+}
+
+func (l *Lag) record(late time.Duration) {
+	if l == nil {
+		return
+	}
+	l.Paced++
+	if late >= LateWakeup {
+		l.Late++
+	}
+	l.Max = max(l.Max, late)
+}
+
+// Add merges other into l.
+func (l *Lag) Add(other Lag) {
+	l.Paced += other.Paced
+	l.Late += other.Late
+	l.Max = max(l.Max, other.Max)
 }
 
 // A Schedule decides when a worker's next operation is due. Next blocks until then and returns
@@ -66,8 +99,12 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	due := t.Start.Add(Offset(c.PerSec, t.N))
+	slept := time.Until(due) > 0
 	if !sleepUntil(ctx, due, t.Stop, c.Limit <= 0) {
 		return time.Time{}, false
+	}
+	if slept {
+		t.Lag.record(time.Since(due))
 	}
 	return due, true
 }

@@ -161,6 +161,6 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores\n",
 		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores)
 	if h.ClientBound {
-		fmt.Fprintf(out, "   CLIENT-BOUND: the client used %.2f cores; these figures measure dbperf, not the DBMS\n", h.ClientCPUCores)
+		fmt.Fprintf(out, "   CLIENT-BOUND: %s; these figures measure dbperf, not the DBMS\n", h.ClientBoundWhy)
 	}
 }

@@ -186,7 +186,7 @@ func totals(plan *workload.StepPlan, res runner.Result, rates []float64) monitor
 		}
 		return 0
 	}
-	t := monitor.Totals{Inserts: units(measure.Insert), Queries: units(measure.Query), MainOps: units(plan.PerOp), Rates: rates}
+	t := monitor.Totals{Inserts: units(measure.Insert), Queries: units(measure.Query), MainOps: units(plan.PerOp), Rates: rates, Lag: res.Lag}
 	if a := res.Total.Ops[plan.PerOp]; a != nil {
 		t.MaxOpUs = measure.Micros(a.Hist.Max())
 	}
