@@ -57,21 +57,8 @@ func (m *mariadb) Start(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, _ := m.Status(); st.Running {
-		return "", fmt.Errorf("mariadb is already running on port %d with data in %s: stop it first (dbperf server stop mariadb --datadir %s)", st.Port, m.o.DataDir, m.o.DataDir)
-	}
-	if err := portFree(m.o.Port); err != nil {
-		return "", err
-	}
-	settings, err := configLines("mariadb", m.o.Config)
+	settings, cred, err := beforeStart(m.o, m, "mysql")
 	if err != nil {
-		return "", err
-	}
-	cred, err := owner("mysql")
-	if err != nil {
-		return "", err
-	}
-	if err := mkdirOwned(m.o.DataDir, cred); err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(m.data(), "mysql")); err != nil {

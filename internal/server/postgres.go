@@ -53,21 +53,8 @@ func (p *postgres) Start(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, _ := p.Status(); st.Running {
-		return "", fmt.Errorf("postgres is already running on port %d with data in %s: stop it first (dbperf server stop postgres --datadir %s)", st.Port, p.o.DataDir, p.o.DataDir)
-	}
-	if err := portFree(p.o.Port); err != nil {
-		return "", err
-	}
-	settings, err := configLines("postgres", p.o.Config)
+	settings, cred, err := beforeStart(p.o, p, "postgres")
 	if err != nil {
-		return "", err
-	}
-	cred, err := owner("postgres")
-	if err != nil {
-		return "", err
-	}
-	if err := mkdirOwned(p.o.DataDir, cred); err != nil {
 		return "", err
 	}
 	if err := mkdirOwned(p.sock(), cred); err != nil {

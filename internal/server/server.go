@@ -253,3 +253,24 @@ func status(o Options, pidFile string, target func(port int) string) Status {
 	}
 	return Status{Running: alive, PID: pid, Port: port, DataDir: o.DataDir, Config: config, Target: target(port)}
 }
+
+// beforeStart does what every server's start does first, and fails before anything changes:
+// the server must not run yet, its port must be free, its config must be readable, and its
+// data directory must exist, owned by the system user the server runs as (returned, nil when
+// dbperf does not run as root).
+func beforeStart(o Options, s Server, user string) (settings []string, cred *syscall.Credential, err error) {
+	if st, _ := s.Status(); st.Running {
+		return nil, nil, fmt.Errorf("%s is already running on port %d with data in %s: stop it first (dbperf server stop %s --datadir %s)",
+			o.Kind, st.Port, o.DataDir, o.Kind, o.DataDir)
+	}
+	if err := portFree(o.Port); err != nil {
+		return nil, nil, err
+	}
+	if settings, err = configLines(o.Kind, o.Config); err != nil {
+		return nil, nil, err
+	}
+	if cred, err = owner(user); err != nil {
+		return nil, nil, err
+	}
+	return settings, cred, mkdirOwned(o.DataDir, cred)
+}
