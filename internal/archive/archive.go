@@ -69,6 +69,8 @@ type Step struct {
 	Workload         map[string]any `json:"workload,omitempty"` // step-specific figures
 	// Host is the monitor's summary: host and DBMS figures normalized per operation.
 	Host *HostSummary `json:"host,omitempty"`
+	// Stalls are the seconds whose throughput dropped or whose latency exploded.
+	Stalls *measure.Stalls `json:"stalls,omitempty"`
 }
 
 // HostSummary is the reference's per-step row of host figures normalized per operation, plus

@@ -138,6 +138,9 @@ func printSummary(out io.Writer, s archive.Step) {
 	if h := s.Host; h != nil {
 		printHost(out, h)
 	}
+	if st := s.Stalls; st != nil && st.Count > 0 {
+		fmt.Fprintf(out, "   stalls: %d (longest %.1fs, %.1fs in all; %s)\n", st.Count, st.LongestSec, st.TotalSec, st.Rule)
+	}
 	switch {
 	case s.Verified:
 		fmt.Fprintln(out, "   check: the database holds exactly what the client wrote")

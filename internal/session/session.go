@@ -5,6 +5,7 @@ package session
 
 import (
 	"context"
+	"math"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +88,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 	}
 	var writeErr error
 	var rates []float64 // per-second rates of the main op, for the monitor's p50/p99
+	var seconds []measure.Second
 	plan.Step.Tick = s.Tick
 	plan.Step.Interval = func(iv *measure.Interval) {
 		if err := w.Interval(iv); err != nil && writeErr == nil {
@@ -98,11 +100,21 @@ func (s *Session) step(ctx context.Context, name string) error {
 		if iv.Seconds() >= 0.5 {
 			rates = append(rates, iv.PerSec(plan.PerOp))
 		}
+		var worst int64
+		for _, o := range iv.Ops {
+			if o != nil {
+				worst = max(worst, o.Hist.Max())
+			}
+		}
+		t := math.Round(iv.End.Sub(w.Start()).Seconds()*1000) / 1000 // as intervals.csv's t_sec
+		seconds = append(seconds, measure.Second{T: t, Seconds: iv.Seconds(), Rate: iv.PerSec(plan.PerOp), MaxLatency: time.Duration(worst)})
 		live.print(iv)
 	}
 	res := runner.Run(ctx, plan.Step)
 
 	sum := summarize(name, plan, res)
+	stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
+	sum.Stalls = &stalls
 	if mon != nil {
 		h := mon.End(ctx, totals(plan, res, rates))
 		sum.Host = &h
