@@ -5,10 +5,10 @@ package session
 
 import (
 	"context"
-	"math"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
