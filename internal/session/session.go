@@ -87,8 +87,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 		}
 	}
 	var writeErr error
-	var rates []float64 // per-second rates of the main op, for the monitor's p50/p99
-	var seconds []measure.Second
+	var seconds []measure.Second // for stall detection and the monitor's p50/p99 of rates
 	plan.Step.Tick = s.Tick
 	plan.Step.Interval = func(iv *measure.Interval) {
 		if err := w.Interval(iv); err != nil && writeErr == nil {
@@ -96,9 +95,6 @@ func (s *Session) step(ctx context.Context, name string) error {
 		}
 		if mon != nil {
 			mon.Sample(ctx, iv.End)
-		}
-		if iv.Seconds() >= 0.5 {
-			rates = append(rates, iv.PerSec(plan.PerOp))
 		}
 		var worst int64
 		for _, o := range iv.Ops {
@@ -116,7 +112,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 	stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
 	sum.Stalls = &stalls
 	if mon != nil {
-		h := mon.End(ctx, totals(plan, res, rates))
+		h := mon.End(ctx, totals(plan, res, seconds))
 		sum.Host = &h
 	}
 	closeErr := plan.Close()
@@ -190,8 +186,15 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) archive.
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// totals are what the monitor divides by.
-func totals(plan *workload.StepPlan, res runner.Result, rates []float64) monitor.Totals {
+// totals are what the monitor divides by; the per-second rates are those of full-length
+// intervals (the last, partial one is too noisy).
+func totals(plan *workload.StepPlan, res runner.Result, seconds []measure.Second) monitor.Totals {
+	var rates []float64
+	for _, s := range seconds {
+		if s.Seconds >= 0.5 {
+			rates = append(rates, s.Rate)
+		}
+	}
 	units := func(o measure.Op) float64 {
 		if a := res.Total.Ops[o]; a != nil {
 			return float64(a.Units)
