@@ -35,7 +35,7 @@ install_packages() {
   rm -f /usr/sbin/policy-rc.d
   trap - EXIT
 }
-install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb
+install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb chromium
 
 mkdir -p .testdata
 go build -buildvcs=auto -o .testdata/dbperf ./cmd/dbperf

@@ -48,7 +48,7 @@ to a directory of plain files that 'dbperf summary' reads.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(runCmd(), summaryCmd(), targetsCmd(), serverCmd())
+	root.AddCommand(runCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

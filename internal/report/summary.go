@@ -5,8 +5,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -33,25 +31,31 @@ func Load(paths []string) ([]Run, error) {
 
 // summaryColumns are the headline figures of a step: rates per op type (rows/s for inserts and
 // deletes, queries/s), latency percentiles (µs), errors, client CPU per op, whether a q step
-// held its insert rate, then provenance.
+// held its insert rate, the number of stalls, host figures per op, then provenance.
 var summaryColumns = []string{
 	"run", "step", "ok", "secs", "ips", "dps", "qps", "xps",
 	"i_p50", "i_p99", "i_max", "d_p99", "q_p50", "q_p99", "q_p99.9", "q_max",
-	"errors", "cpu_us_op", "i_target",
+	"errors", "cpu_us_op", "i_target", "stalls",
 	"rpq", "rkbpq", "wpi", "wkbpi", "cspq", "cpupq", "dbms_cpupq", "cpups", "dbgb1", "dbgb2", "rss", "client",
 	"target", "version", "date", "commit",
 }
 
-// Summary writes one aligned line per step per run.
-func Summary(w io.Writer, runs []Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(summaryColumns, "\t"))
+// SummaryTable has one row per step per run, in the runs' order: the columns of summaryColumns,
+// the last five being provenance (run name first; target kind, DBMS version, start date,
+// dbperf commit last). It has no marks.
+func SummaryTable(runs []Run) Table {
+	t := Table{Header: append([]string(nil), summaryColumns...)}
 	for _, r := range runs {
 		for _, s := range r.Steps {
-			fmt.Fprintln(tw, strings.Join(summaryRow(r, s), "\t"))
+			t.Rows = append(t.Rows, summaryRow(r, s))
 		}
 	}
-	return tw.Flush()
+	return t
+}
+
+// Summary writes one aligned line per step per run.
+func Summary(w io.Writer, runs []Run) error {
+	return WriteTable(w, SummaryTable(runs), FormatText)
 }
 
 func summaryRow(r Run, s archive.Step) []string {
@@ -79,12 +83,10 @@ func summaryRow(r Run, s archive.Step) []string {
 	p99 := func(_, b, _, _ float64) float64 { return b }
 	p999 := func(_, _, c, _ float64) float64 { return c }
 	pmax := func(_, _, _, d float64) float64 { return d }
-	target := "-"
-	if met, found := s.Workload["insert_target_met"].(bool); found {
-		target = fmt.Sprintf("%.0f/%.0f", s.Workload["insert_achieved_per_sec"], s.Workload["insert_target_per_sec"])
-		if !met {
-			target += "!"
-		}
+	target := insertTarget(s)
+	stalls := "-"
+	if s.Stalls != nil {
+		stalls = fmt.Sprint(s.Stalls.Count)
 	}
 	commit := r.Meta.Dbperf.Commit
 	if len(commit) > 12 {
@@ -111,6 +113,20 @@ func summaryRow(r Run, s archive.Step) []string {
 		rate("insert"), rate("delete"), rate("query"), rate("index"),
 		lat("insert", p50), lat("insert", p99), lat("insert", pmax), lat("delete", p99),
 		lat("query", p50), lat("query", p99), lat("query", p999), lat("query", pmax),
-		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target}, append(host,
+		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target, stalls}, append(host,
 		r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit)...)
+}
+
+// insertTarget is a q step's achieved/target insert rate, "!" after it when below 95% of the
+// target; "-" for other steps.
+func insertTarget(s archive.Step) string {
+	met, found := s.Workload["insert_target_met"].(bool)
+	if !found {
+		return "-"
+	}
+	target := fmt.Sprintf("%.0f/%.0f", s.Workload["insert_achieved_per_sec"], s.Workload["insert_target_per_sec"])
+	if !met {
+		target += "!"
+	}
+	return target
 }

@@ -39,17 +39,21 @@ func op(count int64, perSec, p50, p99, p999, max float64) measure.OpSummary {
 
 func f(v float64) *float64 { return &v }
 
-func TestSummaryGolden(t *testing.T) {
+// summaryRuns are two runs with load and q steps, monitored and not, one of them missing its
+// insert target and one interrupted.
+func summaryRuns() []Run {
 	start := time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)
 	runs := []Run{{
 		Meta: archive.Run{Name: "pg-shared", Start: start, Dbperf: archive.Build{Commit: "0123456789abcdef0123"},
 			Target: target.Info{Kind: "postgres", Version: "15.18"}},
 		Steps: []archive.Step{
 			{Step: "l.i0", Complete: true, Verified: true, Seconds: 12.3, ClientCPUUsPerOp: 1.16,
-				Ops: map[string]measure.OpSummary{"insert": op(2000000, 162601.6, 610, 3900, 9100, 15000)}},
+				Stalls: &measure.Stalls{Count: 2, LongestSec: 1, TotalSec: 1.5},
+				Ops:    map[string]measure.OpSummary{"insert": op(2000000, 162601.6, 610, 3900, 9100, 15000)}},
 			{Step: "l.x", Complete: true, Verified: true, Seconds: 4.5,
 				Ops: map[string]measure.OpSummary{"index": {Count: 2000000, Statements: 2, PerSec: 444444.4, P50Us: 4400000, P99Us: 4500000, MaxUs: 4500000}}},
 			{Step: "qr100", Complete: true, Verified: true, Seconds: 30, Errors: 2, ClientCPUUsPerOp: 14.5,
+				Stalls: &measure.Stalls{},
 				Host: &archive.HostSummary{RPQ: f(0.002), RKBPQ: f(0.031), WPI: f(0.5), WKBPI: f(4.25), CSPQ: f(1.5),
 					CPUPQ: f(48.2), DBMSCPUPQ: f(30.1), CPUPS: 87, DBGB1: f(0.25), DBGB2: f(0.31), RSS: f(4.2), ClientCPUCores: 0.45},
 				Ops: map[string]measure.OpSummary{
@@ -74,9 +78,35 @@ func TestSummaryGolden(t *testing.T) {
 				Ops: map[string]measure.OpSummary{"insert": op(100, 83.3, 1000, 2000, 2000, 2000)}},
 		},
 	}}
+	return runs
+}
+
+func TestSummaryGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Summary(&b, runs); err != nil {
+	if err := Summary(&b, summaryRuns()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "summary.txt", b.Bytes())
+}
+
+// TestSummaryFormatsGolden: the same table as tab-separated values and as a markdown table;
+// text through WriteTable is Summary's output.
+func TestSummaryFormatsGolden(t *testing.T) {
+	table := SummaryTable(summaryRuns())
+	for format, file := range map[Format]string{FormatText: "summary.txt", FormatTSV: "summary.tsv", FormatMarkdown: "summary.md"} {
+		var b bytes.Buffer
+		if err := WriteTable(&b, table, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, file, b.Bytes())
+	}
+	if got, want := len(table.Header), len(table.Rows[0]); got != want {
+		t.Errorf("%d header cells, %d cells in a row", got, want)
+	}
+	if _, err := ParseFormat("html"); err == nil || err.Error() != `unknown format "html": the formats are text, tsv, markdown` {
+		t.Errorf("ParseFormat(html): %v", err)
+	}
+	if err := WriteTable(&bytes.Buffer{}, table, "csv"); err == nil {
+		t.Error("WriteTable accepted format csv")
+	}
 }

@@ -109,8 +109,12 @@ func (s *Session) step(ctx context.Context, name string) error {
 	res := runner.Run(ctx, plan.Step)
 
 	sum := summarize(name, plan, res)
-	stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
-	sum.Stalls = &stalls
+	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
+	// an index build or a settle is a few long operations, whose rate and latency say nothing.
+	if main := res.Total.Ops[plan.PerOp]; main != nil && float64(main.Statements) >= 10*res.End.Sub(res.Start).Seconds() {
+		stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
+		sum.Stalls = &stalls
+	}
 	if mon != nil {
 		h := mon.End(ctx, totals(plan, res, seconds))
 		sum.Host = &h

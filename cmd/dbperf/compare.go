@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/dbperf/dbperf/internal/report"
+	"github.com/spf13/cobra"
+)
+
+func compareCmd() *cobra.Command {
+	var format, base string
+	c := &cobra.Command{
+		Use:   "compare --base RUN RUN...",
+		Short: "Each figure of each step relative to a base run, from run directories",
+		Long: `compare reads run directories (it never runs anything) and prints one line per step of
+the base run (in its order) and figure: the base's value, then for every other run its value
+and its ratio to the base's. Figures: ips, dps, qps, xps (rates), i_p99, q_p50, q_p99, q_p99.9
+(latencies, µs), when the step was monitored cpupq, rkbpq, wkbpi, dbms_cpupq, client_cpupq,
+rss, dbgb1, and the number of stalls.
+
+A ratio below 0.95 is followed by "-", above 1.05 by "+" (in bold in markdown; tsv leaves it
+plain). "+" means higher, not better: higher is better for rates, worse for latencies and costs.
+"-" is a figure the run does not have. A q step starts with its i_target line (achieved/target
+insert rate, "!" below 95%); a run that missed its target has "n/c" (not comparable) instead of
+the ratios of its query figures (qps, q_*); when the base missed it, every run has "n/c" there
+and the base's own query values are followed by "(n/c)".`,
+		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
+  dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			f, err := report.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			if base == "" {
+				return errors.New("compare needs --base RUN: the run the others are compared with")
+			}
+			b, err := report.Load([]string{base})
+			if err != nil {
+				return err
+			}
+			runs, err := report.Load(args)
+			if err != nil {
+				return err
+			}
+			return report.WriteTable(c.OutOrStdout(), report.CompareTable(b[0], runs), f)
+		},
+	}
+	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")
+	c.Flags().StringVar(&format, "format", "text", formatHelp)
+	return c
+}

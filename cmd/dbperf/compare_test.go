@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// writeRun makes a run directory with one l.i0 step inserting at ips rows a second.
+func writeRun(t *testing.T, dir, name string, ips float64) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if _, err := archive.Create(path, archive.Run{Name: name, Steps: []archive.StepStatus{{Name: "l.i0", Dir: "l.i0", Complete: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(path, "l.i0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	step := archive.Step{Step: "l.i0", Complete: true, Verified: true, Seconds: 1, Stalls: &measure.Stalls{},
+		Ops: map[string]measure.OpSummary{"insert": {Count: int64(ips), Statements: 10, PerSec: ips, P50Us: 100, P99Us: 900, MaxUs: 1000}}}
+	if err := archive.WriteJSON(filepath.Join(path, "l.i0", "summary.json"), step); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSummaryFormatsAndCompare: summary in each format, compare against a base, and the
+// mistakes of both.
+func TestSummaryFormatsAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "a", 1000)
+	writeRun(t, dir, "b", 1200)
+	if s := run(t, dir, "summary", "--format", "tsv", "a", "b"); s.code != 0 || !strings.HasPrefix(s.stdout, "run\tstep\tok\t") || !strings.Contains(s.stdout, "\nb\tl.i0\tyes\t1.0\t1200\t") {
+		t.Errorf("summary --format tsv: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "summary", "--format", "markdown", "a"); s.code != 0 || !strings.Contains(s.stdout, "| --- |") {
+		t.Errorf("summary --format markdown: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "summary", "--format", "xml", "a"); s.code == 0 || !strings.Contains(s.stderr, `unknown format "xml": the formats are text, tsv, markdown`) {
+		t.Errorf("summary --format xml: exit %d %q", s.code, s.stderr)
+	}
+	s := run(t, dir, "compare", "--base", "a", "a", "b")
+	lines := strings.Split(strings.TrimSpace(s.stdout), "\n")
+	if s.code != 0 || len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "step figure a a ratio b ratio" ||
+		strings.Join(strings.Fields(lines[1]), " ") != "l.i0 ips 1000 1000 1.00 1200 1.20+" {
+		t.Errorf("compare: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "compare", "--base", "a", "b", "--format", "markdown"); s.code != 0 || !strings.Contains(s.stdout, "| l.i0 | ips | 1000 | 1200 | **1.20+** |") {
+		t.Errorf("compare --format markdown: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "compare", "b"); s.code == 0 || !strings.Contains(s.stderr, "compare needs --base RUN") {
+		t.Errorf("compare without --base: exit %d %q", s.code, s.stderr)
+	}
+	if s := run(t, dir, "compare", "--base", "nowhere", "b"); s.code == 0 || !strings.Contains(s.stderr, "nowhere is not a dbperf run directory") {
+		t.Errorf("compare with a missing base: exit %d %q", s.code, s.stderr)
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/report"
+	"github.com/spf13/cobra"
+)
+
+func reportCmd() *cobra.Command {
+	var out, base string
+	c := &cobra.Command{
+		Use:   "report RUN...",
+		Short: "One self-contained HTML page comparing run directories: tables and charts",
+		Long: `report reads run directories (it never runs anything) and writes one HTML file that
+works offline and makes no network request: each run's provenance, the summary table, the
+comparison with a base run (--base, default the first RUN), and for each step charts of the
+throughput per second with stalls shaded, the worst latency per second, the latency percentile
+distribution (from latency.hlog) and the host's CPU, disk IO and DBMS memory over time.`,
+		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			runs, err := report.Load(args)
+			if err != nil {
+				return err
+			}
+			baseIdx := 0
+			if base != "" {
+				baseIdx = -1
+				for i, r := range runs {
+					if filepath.Clean(r.Path) == filepath.Clean(base) || r.Meta.Name == base {
+						baseIdx = i
+						break
+					}
+				}
+				if baseIdx < 0 { // a base that is not among the RUNs is compared with them too
+					b, err := report.Load([]string{base})
+					if err != nil {
+						return err
+					}
+					runs, baseIdx = append(b, runs...), 0
+				}
+			}
+			var buf bytes.Buffer
+			if err := report.HTML(&buf, runs, baseIdx); err != nil {
+				return err
+			}
+			if err := archive.WriteFile(out, buf.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d runs, base %s)\n", out, len(runs), runs[baseIdx].Meta.Name)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
+	c.Flags().StringVar(&base, "base", "", "the run the others are compared with (a RUN directory or a run's name; default the first RUN)")
+	return c
+}

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// qWorkload is a q step's insert target, met or not.
+func qWorkload(achieved, target float64) map[string]any {
+	return map[string]any{"insert_achieved_per_sec": achieved, "insert_target_per_sec": target, "insert_target_met": achieved >= 0.95*target}
+}
+
+// compareRuns: a base and two runs. "better" improves some figures, stays within ±5% on others,
+// has no wkbpi, stalls where the base has none, and meets the target of qp1000 that the base
+// missed. "worse" regresses, has no monitoring, missed the target of qr100 and has no qp1000.
+func compareRuns() (Run, []Run) {
+	base := Run{Meta: archive.Run{Name: "base"}, Steps: []archive.Step{
+		{Step: "l.i0", Stalls: &measure.Stalls{},
+			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 100000, 400, 1000, 3000, 5000)},
+			Host: &archive.HostSummary{CPUPQ: f(10), WKBPI: f(1.0), DBMSCPUPQ: f(6), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.2)}},
+		{Step: "qr100", Stalls: &measure.Stalls{Count: 1},
+			Ops: map[string]measure.OpSummary{
+				"insert": op(3000, 100, 900, 2000, 3000, 3000),
+				"delete": op(3000, 100, 800, 1800, 2500, 2500),
+				"query":  op(300000, 10000, 50, 200, 500, 900),
+			},
+			Host:     &archive.HostSummary{CPUPQ: f(40), RKBPQ: f(0.5), WKBPI: f(2), ClientCPUPQ: 12},
+			Workload: qWorkload(100, 100)},
+		{Step: "qp1000",
+			Ops: map[string]measure.OpSummary{
+				"insert": op(27000, 900, 900, 2000, 3000, 3000),
+				"query":  op(240000, 8000, 60, 250, 700, 900),
+			},
+			Workload: qWorkload(900, 1000)},
+	}}
+	better := Run{Meta: archive.Run{Name: "better"}, Steps: []archive.Step{
+		{Step: "l.i0", Stalls: &measure.Stalls{Count: 3},
+			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 120000, 380, 990, 2500, 4000)},
+			Host: &archive.HostSummary{CPUPQ: f(8), DBMSCPUPQ: f(6.2), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.25)}},
+		{Step: "qr100", Stalls: &measure.Stalls{Count: 1},
+			Ops: map[string]measure.OpSummary{
+				"insert": op(3000, 100, 900, 2100, 3000, 3000),
+				"delete": op(3000, 100, 800, 1800, 2500, 2500),
+				"query":  op(309000, 10300, 49, 150, 400, 800),
+			},
+			Host:     &archive.HostSummary{CPUPQ: f(38.5), RKBPQ: f(0.4), WKBPI: f(2.2), ClientCPUPQ: 12},
+			Workload: qWorkload(99.5, 100)},
+		{Step: "qp1000",
+			Ops: map[string]measure.OpSummary{
+				"insert": op(30000, 1000, 900, 2000, 3000, 3000),
+				"query":  op(270000, 9000, 55, 240, 650, 900),
+			},
+			Workload: qWorkload(1000, 1000)},
+	}}
+	worse := Run{Meta: archive.Run{Name: "worse"}, Steps: []archive.Step{
+		{Step: "l.i0", Stalls: &measure.Stalls{},
+			Ops: map[string]measure.OpSummary{"insert": op(1000000, 80000, 500, 2000, 6000, 9000)}},
+		{Step: "qr100",
+			Ops: map[string]measure.OpSummary{
+				"insert": op(2700, 90, 900, 2000, 3000, 3000),
+				"delete": op(2700, 90, 800, 1800, 2500, 2500),
+				"query":  op(450000, 15000, 30, 100, 300, 900),
+			},
+			Workload: qWorkload(90, 100)},
+	}}
+	return base, []Run{better, worse}
+}
+
+func TestCompareGolden(t *testing.T) {
+	base, runs := compareRuns()
+	table := CompareTable(base, runs)
+	for format, file := range map[Format]string{FormatText: "compare.txt", FormatTSV: "compare.tsv", FormatMarkdown: "compare.md"} {
+		var b bytes.Buffer
+		if err := WriteTable(&b, table, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, file, b.Bytes())
+	}
+	// The marks behind the decorations, cell by cell.
+	cell := func(step, fig string, col int) (string, Mark) {
+		t.Helper()
+		for i, row := range table.Rows {
+			if row[0] == step && row[1] == fig {
+				return row[col], table.Mark(i, col)
+			}
+		}
+		t.Fatalf("no row %s %s", step, fig)
+		return "", MarkNone
+	}
+	const betterRatio, worseValue, worseRatio = 4, 5, 6
+	for _, c := range []struct {
+		step, fig string
+		col       int
+		text      string
+		mark      Mark
+	}{
+		{"l.i0", "ips", betterRatio, "1.20", MarkHigh},   // improvement
+		{"l.i0", "ips", worseRatio, "0.80", MarkLow},     // regression
+		{"l.i0", "i_p99", betterRatio, "0.99", MarkNone}, // within ±5%
+		{"l.i0", "i_p99", worseRatio, "2.00", MarkHigh},  // regression of a latency
+		{"l.i0", "wkbpi", betterRatio, "-", MarkNone},    // missing figure
+		{"l.i0", "cpupq", worseValue, "-", MarkNone},     // no monitoring
+		{"l.i0", "stalls", betterRatio, "inf", MarkHigh}, // stalls where the base had none
+		{"qr100", "qps", betterRatio, "1.03", MarkNone},  // comparable q step
+		{"qr100", "qps", worseValue, "15000", MarkNone},  // the value stays
+		{"qr100", "qps", worseRatio, "n/c", MarkNotComparable},
+		{"qr100", "q_p99", worseRatio, "n/c", MarkNotComparable},
+		{"qr100", "ips", worseRatio, "0.90", MarkLow}, // not a query figure
+		{"qr100", "i_target", worseValue, "90/100!", MarkNone},
+		{"qp1000", "qps", 2, "8000", MarkNotComparable}, // the base missed its target
+		{"qp1000", "qps", betterRatio, "n/c", MarkNotComparable},
+		{"qp1000", "ips", betterRatio, "1.11", MarkHigh},
+		{"qp1000", "qps", worseRatio, "-", MarkNone}, // step missing in a run
+	} {
+		if text, mark := cell(c.step, c.fig, c.col); text != c.text || mark != c.mark {
+			t.Errorf("%s %s column %d: %q mark %d, want %q mark %d", c.step, c.fig, c.col, text, mark, c.text, c.mark)
+		}
+	}
+	for _, row := range table.Rows {
+		if row[1] == "dps" && row[0] == "l.i0" {
+			t.Errorf("a figure no run has gets a row: %v", row)
+		}
+	}
+}

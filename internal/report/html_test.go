@@ -1,0 +1,240 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/monitor"
+	"github.com/dbperf/dbperf/internal/report"
+	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/target"
+	_ "github.com/dbperf/dbperf/internal/target/kvdb"
+	_ "github.com/dbperf/dbperf/internal/target/sqldb"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// makeRun runs the Insert Benchmark at tiny scale on an embedded target into a run directory,
+// with the monitor (host.csv), as 'dbperf run' does.
+func makeRun(t *testing.T, dir, name, targetStr string) string {
+	t.Helper()
+	ctx := context.Background()
+	spec, err := target.Parse(targetStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	cfg := ib.DefaultConfig()
+	cfg.Clients, cfg.Rows, cfg.QSeconds = 2, 2000, 1
+	cfg.Steps = []string{"l.i0", "l.x", "qr100"}
+	cfg.Seed = 7
+	bench, err := ib.New(cfg, tg.(ib.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name)
+	d, err := archive.Create(out, archive.Run{Name: name, Workload: "insert", Dbperf: archive.ThisBuild(),
+		Host: archive.ThisHost(dir), Target: tg.Info(ctx), Seed: cfg.Seed, Settings: bench.Settings(), Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session.Session{Workload: bench, Dir: d, Out: io.Discard, Verify: true, Tick: 250 * time.Millisecond,
+		Monitor: monitor.New(ctx, tg)}
+	if err := s.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// artifactPath is where the test leaves its screenshot: $DBPERF_ARTIFACTS, else
+// .testdata/artifacts under the repository's root.
+func artifactPath(t *testing.T, name string) string {
+	dir := os.Getenv("DBPERF_ARTIFACTS")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = filepath.Join(wd, "..", "..", ".testdata", "artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
+}
+
+type chartInfo struct {
+	ID     string   `json:"id"`
+	Step   string   `json:"step"`
+	Kind   string   `json:"kind"`
+	Title  string   `json:"title"`
+	Series []string `json:"series"`
+}
+
+// TestHTMLReportInChromium renders a report of two real runs (SQLite and Pebble) and opens it
+// in headless Chromium: no console error, no exception, no network request, and every chart
+// of every step drawn with both runs.
+func TestHTMLReportInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if testing.Short() {
+			t.Skip("no " + chromiumPath + " (-short)")
+		}
+		t.Fatal(chromiumPath + " is missing: install the Debian package chromium (scripts/test.sh does)")
+	}
+	dir := t.TempDir()
+	runA := makeRun(t, dir, "run-a", "sqlite:"+filepath.Join(dir, "a.sqlite"))
+	runB := makeRun(t, dir, "run-b", "pebble:"+filepath.Join(dir, "p"))
+	runs, err := report.Load([]string{runA, runB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, runs, 0); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"run-a", "run-b", "Compared with run-a", "uPlot", "SQLite", "Pebble"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report does not mention %q", want)
+		}
+	}
+	for _, bad := range []string{"<link", " src=", "@import", "url("} { // nothing to fetch
+		if i := strings.Index(page, bad); i >= 0 {
+			t.Errorf("the report contains %q: %q", bad, page[max(0, i-80):min(len(page), i+80)])
+		}
+	}
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := (&url.URL{Scheme: "file", Path: file}).String()
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1280, 1600),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	var mu sync.Mutex
+	var problems []string
+	// Listen before the navigation, so that every event of the page is seen; the callback
+	// only records (it runs in chromedp's reading loop).
+	err = chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, strings.TrimSpace(string(a.Value)+" "+a.Description))
+				}
+				problems = append(problems, "console error: "+strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			problems = append(problems, fmt.Sprintf("uncaught exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, msg))
+		case *network.EventRequestWillBeSent:
+			u := e.Request.URL
+			if !strings.HasPrefix(u, "file:") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+				problems = append(problems, "network request: "+u)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(fileURL), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+	charts, err := chromedp.Run(ctx, chromedp.Poll[[]chartInfo](`window.dbperfCharts`, chromedp.WithPollingTimeout(30*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Sleep(300*time.Millisecond)); err != nil { // late messages
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := artifactPath(t, "report.png")
+	if err := os.WriteFile(png, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", png)
+	mu.Lock()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	mu.Unlock()
+
+	have := map[string]chartInfo{}
+	for _, c := range charts {
+		have[c.Step+"/"+c.Kind] = c
+	}
+	for _, step := range []string{"l.i0", "l.x", "qr100"} {
+		for _, kind := range []string{"throughput", "max-latency", "percentile", "host"} {
+			c, ok := have[step+"/"+kind]
+			if !ok {
+				t.Errorf("no %s chart for step %s (charts: %v)", kind, step, charts)
+				continue
+			}
+			for _, run := range []string{"run-a", "run-b"} {
+				found := false
+				for _, s := range c.Series {
+					found = found || strings.HasPrefix(s, run+" ")
+				}
+				if !found {
+					t.Errorf("%s chart of step %s has no series of %s: %v", kind, step, run, c.Series)
+				}
+			}
+		}
+	}
+	if c := have["qr100/throughput"]; !contains(c.Series, "run-a query") || !contains(c.Series, "run-b insert") {
+		t.Errorf("qr100 throughput series: %v, want queries and inserts of each run", c.Series)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
