@@ -659,15 +659,26 @@ func hostChart(step string, si int, names []string, files []*htmlStepFiles) *htm
 	return ts.finish()
 }
 
+// hostMemoryChart shows the DBMS's processes over time: their memory, their CPU and dbperf's own
+// CPU beside it (% of one core), from host.csv.
 func hostMemoryChart(step string, si int, names []string, files []*htmlStepFiles) *htmlChart {
-	ts := newTimeChart(fmt.Sprintf("s%d-host-memory", si), step, "host-memory", step+": DBMS resident memory")
+	ts := newTimeChart(fmt.Sprintf("s%d-host-memory", si), step, "host-memory", step+": DBMS memory, DBMS and client CPU")
 	ts.c.Scales["mb"] = htmlScale{Label: "RSS, MB", Side: 3}
+	ts.c.Scales["core"] = htmlScale{Label: "CPU, % of one core", Side: 1}
 	for ri, f := range files {
 		if f == nil || f.host == nil {
 			continue
 		}
-		if col, ok := f.host.cols["dbms_rss_mb"]; ok {
-			ts.add(htmlSeries{Label: names[ri] + " dbms rss MB", Run: ri, Scale: "mb"}, f.host.cols["t_sec"], col)
+		t := f.host.cols["t_sec"]
+		for _, m := range []struct{ col, label, scale string }{
+			{"dbms_rss_mb", "dbms rss MB", "mb"},
+			{"dbms_cpu_pct", "dbms cpu %", "core"},
+			{"client_cpu_pct", "client cpu %", "core"},
+		} {
+			if col, ok := f.host.cols[m.col]; ok {
+				dash := map[string][]int{"dbms_cpu_pct": {6, 3}, "client_cpu_pct": {2, 2}}[m.col]
+				ts.add(htmlSeries{Label: names[ri] + " " + m.label, Run: ri, Scale: m.scale, Dash: dash}, t, col)
+			}
 		}
 	}
 	return ts.finish()
