@@ -5,8 +5,9 @@
 #   scripts/test.sh                 everything
 #   scripts/test.sh -run TestName   extra arguments go to 'go test'
 # Servers: PostgreSQL 15 and MariaDB 10.11 with the RocksDB plugin, from Debian's packages,
-# started by 'dbperf server' on loopback (ports 55439 and 53309, not the defaults, so that a
-# user's own servers and the tests' never meet; data in /tmp/dbperf-test-*),
+# started by 'dbperf server' on loopback (ports 15439 and 13309: not the defaults, so that a
+# user's own servers and the tests' never meet, and below the ephemeral port range; data in
+# /tmp/dbperf-test-*),
 # with a throwaway password for the tests of password handling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,14 +41,16 @@ install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb chromium
 mkdir -p .testdata
 go build -buildvcs=auto -o .testdata/dbperf ./cmd/dbperf
 export DBPERF_SERVER_PASSWORD=dbperf-test
-for server in postgres:55439 mariadb:53309; do
+for server in postgres:15439 mariadb:13309; do
   kind=${server%:*} port=${server#*:}
-  if ! .testdata/dbperf server status "$kind" --datadir "/tmp/dbperf-test-$kind" --port "$port" >/dev/null; then
-    .testdata/dbperf server start "$kind" --datadir "/tmp/dbperf-test-$kind" --port "$port" --config cached-by-os >/dev/null
+  # Restarted every time: a server left running may have another port, config or password.
+  if .testdata/dbperf server status "$kind" --datadir "/tmp/dbperf-test-$kind" >/dev/null; then
+    .testdata/dbperf server stop "$kind" --datadir "/tmp/dbperf-test-$kind" >/dev/null
   fi
+  .testdata/dbperf server start "$kind" --datadir "/tmp/dbperf-test-$kind" --port "$port" --config cached-by-os >/dev/null
 done
-export DBPERF_TEST_POSTGRES=postgres://postgres:dbperf-test@127.0.0.1:55439/dbperf
-export DBPERF_TEST_MYSQL=mysql://dbperf:dbperf-test@127.0.0.1:53309/dbperf
+export DBPERF_TEST_POSTGRES=postgres://postgres:dbperf-test@127.0.0.1:15439/dbperf
+export DBPERF_TEST_MYSQL=mysql://dbperf:dbperf-test@127.0.0.1:13309/dbperf
 
 go vet ./...
 go test -count=1 -timeout 25m "$@" ./...

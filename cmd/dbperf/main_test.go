@@ -289,7 +289,7 @@ func TestPlan(t *testing.T) {
 	defer os.RemoveAll(data)
 	plan := filepath.Join(dir, "plan.json")
 	os.WriteFile(plan, []byte(`{"runs": [
-		{"server": "postgres", "configs": ["cached-by-os"], "port": 55472, "datadir": "`+data+`/pg"},
+		{"server": "postgres", "configs": ["cached-by-os"], "port": 15472, "datadir": "`+data+`/pg"},
 		{"target": "bbolt"}]}`), 0o644)
 	r := run(t, dir, "run", "insert", "--plan", plan, "--rows", "300", "--l1-rows", "100", "--steps", "l.i0,l.x,l.i1", "--out", "runs/p")
 	if r.code != 0 {
@@ -309,7 +309,7 @@ func TestPlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "runs/p/bbolt/run.json")); err != nil {
 		t.Errorf("no bbolt run: %v", err)
 	}
-	if st := run(t, dir, "server", "status", "postgres", "--datadir", data+"/pg", "--port", "55472"); st.code != 3 {
+	if st := run(t, dir, "server", "status", "postgres", "--datadir", data+"/pg", "--port", "15472"); st.code != 3 {
 		t.Errorf("the plan's server still runs after the plan: %s", st.stdout)
 	}
 }

@@ -29,7 +29,7 @@ The benchmark user (postgres; dbperf on MariaDB) has no password on loopback unl
 DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to no file.`,
 		Example: `  dbperf server start postgres --config cached-by-os
   dbperf server start mariadb --datadir /data/mdb --port 3310
-  dbperf run insert --target "mysql://dbperf@127.0.0.1:53306/ib?engine=rocksdb"
+  dbperf run insert --target "mysql://dbperf@127.0.0.1:13306/ib?engine=rocksdb"
   dbperf server status mariadb
   dbperf server stop postgres`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -81,7 +81,7 @@ DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to 
 	f := c.Flags()
 	f.StringVar(&o.DataDir, "datadir", "", "data directory (default /tmp/dbperf-KIND-PORT)")
 	f.StringVar(&o.Config, "config", "cached-by-dbms", "config: "+strings.Join(server.ConfigNames(), ", ")+", or a file of settings")
-	f.IntVar(&o.Port, "port", 0, "TCP port on 127.0.0.1 (default 55432 for postgres, 53306 for mariadb)")
+	f.IntVar(&o.Port, "port", 0, "TCP port on 127.0.0.1 (default 15432 for postgres, 13306 for mariadb)")
 	return c
 }
 

@@ -100,6 +100,7 @@ func (m *mariadb) Start(ctx context.Context) (string, error) {
 	}
 	os.Remove(m.errLog()) // this start's messages only
 	cmd := exec.Command(server, "--defaults-file="+cnf)
+	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives dbperf
 	if err := cmd.Start(); err != nil {
 		return "", err

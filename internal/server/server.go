@@ -24,7 +24,9 @@ type Options struct {
 	Kind    string // "postgres" or "mariadb"
 	DataDir string // default /tmp/dbperf-<kind>-<port>
 	Config  string // a named config (see Configs) or a file of settings; default cached-by-dbms
-	Port    int    // default 55432 (postgres), 53306 (mariadb)
+	// Port on 127.0.0.1: default 15432 (postgres), 13306 (mariadb). Below Linux's ephemeral range
+	// (32768-60999), where any outgoing connection may hold the port and make the bind fail.
+	Port int
 	// Password of the benchmark user, or empty for passwordless access from loopback. It is set
 	// in the server and never written to a file; dbperf reads it from DBPERF_SERVER_PASSWORD.
 	Password string
@@ -67,11 +69,11 @@ func New(o Options) (Server, error) {
 	switch o.Kind {
 	case "postgres":
 		if o.Port == 0 {
-			o.Port = 55432
+			o.Port = 15432
 		}
 	case "mariadb":
 		if o.Port == 0 {
-			o.Port = 53306
+			o.Port = 13306
 		}
 	default:
 		return nil, fmt.Errorf("unknown server %q: dbperf manages %s", o.Kind, strings.Join(Kinds, " and "))
@@ -169,6 +171,7 @@ func mkdirOwned(dir string, cred *syscall.Credential) error {
 // runAs runs a command as cred's user (or as is), returning its combined output on failure.
 func runAs(ctx context.Context, cred *syscall.Credential, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = "/" // the server's user may not be allowed into the caller's directory
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}

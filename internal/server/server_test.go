@@ -64,13 +64,13 @@ func pgSetting(t *testing.T, dsn, name string) (string, error) {
 
 func TestPostgresLifecycle(t *testing.T) {
 	dir := dataDir(t)
-	s := mustNew(t, Options{Kind: "postgres", DataDir: dir, Port: 55461, Config: "cached-by-os"})
+	s := mustNew(t, Options{Kind: "postgres", DataDir: dir, Port: 15461, Config: "cached-by-os"})
 	target := start(t, s)
-	if target != "postgres://postgres@127.0.0.1:55461/dbperf" {
+	if target != "postgres://postgres@127.0.0.1:15461/dbperf" {
 		t.Errorf("target %q", target)
 	}
 	st, _ := s.Status()
-	if !st.Running || st.Port != 55461 || st.Config != "cached-by-os" || st.PID == 0 {
+	if !st.Running || st.Port != 15461 || st.Config != "cached-by-os" || st.PID == 0 {
 		t.Errorf("status after start: %+v", st)
 	}
 	if v, err := pgSetting(t, target, "shared_buffers"); err != nil || v != "32MB" {
@@ -90,9 +90,9 @@ func TestPostgresLifecycle(t *testing.T) {
 	}
 
 	// Restart the same data directory with another config and a password.
-	s = mustNew(t, Options{Kind: "postgres", DataDir: dir, Port: 55461, Config: "cached-by-dbms", Password: "s3cret'x"})
+	s = mustNew(t, Options{Kind: "postgres", DataDir: dir, Port: 15461, Config: "cached-by-dbms", Password: "s3cret'x"})
 	start(t, s)
-	if v, err := pgSetting(t, "postgres://postgres:s3cret%27x@127.0.0.1:55461/dbperf", "shared_buffers"); err != nil || v != "4GB" {
+	if v, err := pgSetting(t, "postgres://postgres:s3cret%27x@127.0.0.1:15461/dbperf", "shared_buffers"); err != nil || v != "4GB" {
 		t.Errorf("after restart with cached-by-dbms: shared_buffers = %q, %v", v, err)
 	}
 	if _, err := pgSetting(t, target, "shared_buffers"); err == nil {
@@ -108,14 +108,14 @@ func TestPostgresLifecycle(t *testing.T) {
 
 func TestMariaDBLifecycle(t *testing.T) {
 	dir := dataDir(t)
-	s := mustNew(t, Options{Kind: "mariadb", DataDir: dir, Port: 53361, Config: "cached-by-os", Password: "pw"})
+	s := mustNew(t, Options{Kind: "mariadb", DataDir: dir, Port: 13361, Config: "cached-by-os", Password: "pw"})
 	target := start(t, s)
-	if target != "mysql://dbperf@127.0.0.1:53361/dbperf?engine=innodb" {
+	if target != "mysql://dbperf@127.0.0.1:13361/dbperf?engine=innodb" {
 		t.Errorf("target %q", target)
 	}
 	query := func(password, q string) (string, error) {
 		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "dbperf", password, "tcp", "127.0.0.1:53361", "dbperf"
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "dbperf", password, "tcp", "127.0.0.1:13361", "dbperf"
 		c, err := mysql.NewConnector(cfg)
 		if err != nil {
 			return "", err
@@ -135,13 +135,13 @@ func TestMariaDBLifecycle(t *testing.T) {
 	if _, err := query("wrong", "SELECT 1"); err == nil {
 		t.Errorf("connected with a wrong password")
 	}
-	if st, _ := s.Status(); !st.Running || st.Port != 53361 || st.Config != "cached-by-os" {
+	if st, _ := s.Status(); !st.Running || st.Port != 13361 || st.Config != "cached-by-os" {
 		t.Errorf("status: %+v", st)
 	}
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s = mustNew(t, Options{Kind: "mariadb", DataDir: dir, Port: 53361, Config: "cached-by-dbms"})
+	s = mustNew(t, Options{Kind: "mariadb", DataDir: dir, Port: 13361, Config: "cached-by-dbms"})
 	start(t, s)
 	if v, err := query("", "SELECT @@innodb_buffer_pool_size"); err != nil || v != fmt.Sprint(4<<30) {
 		t.Errorf("after restart with cached-by-dbms: innodb_buffer_pool_size = %q, %v", v, err)
@@ -151,7 +151,7 @@ func TestMariaDBLifecycle(t *testing.T) {
 func TestConfigFile(t *testing.T) {
 	f := dataDir(t) + ".conf"
 	os.WriteFile(f, []byte("shared_buffers = 48MB\nwork_mem = 8MB\n"), 0o644)
-	s := mustNew(t, Options{Kind: "postgres", DataDir: dataDir(t), Port: 55462, Config: f})
+	s := mustNew(t, Options{Kind: "postgres", DataDir: dataDir(t), Port: 15462, Config: f})
 	target := start(t, s)
 	if v, err := pgSetting(t, target, "shared_buffers"); err != nil || v != "48MB" {
 		t.Errorf("shared_buffers from the config file = %q, %v", v, err)

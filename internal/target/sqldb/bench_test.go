@@ -13,7 +13,7 @@ import (
 )
 
 // The client's own CPU per operation against a real PostgreSQL (dbperf server start postgres;
-// DBPERF_TEST_POSTGRES=postgres://postgres@127.0.0.1:55432/dbperf):
+// DBPERF_TEST_POSTGRES=postgres://postgres@127.0.0.1:15432/dbperf):
 //
 //	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/ | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest bench.txt

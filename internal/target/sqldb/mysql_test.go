@@ -46,12 +46,12 @@ func TestMySQLConfig(t *testing.T) {
 	for _, c := range []struct {
 		url, dsn, engine string
 	}{
-		{"mysql://dbperf:pw@127.0.0.1:53399/dbperf_sqldb",
-			"dbperf:pw@tcp(127.0.0.1:53399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "InnoDB"},
-		{"mysql://dbperf:pw@127.0.0.1:53399/dbperf_sqldb?engine=innodb",
-			"dbperf:pw@tcp(127.0.0.1:53399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "InnoDB"},
-		{"mysql://dbperf:pw@127.0.0.1:53399/dbperf_sqldb?engine=rocksdb",
-			"dbperf:pw@tcp(127.0.0.1:53399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "ROCKSDB"},
+		{"mysql://dbperf:pw@127.0.0.1:13399/dbperf_sqldb",
+			"dbperf:pw@tcp(127.0.0.1:13399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "InnoDB"},
+		{"mysql://dbperf:pw@127.0.0.1:13399/dbperf_sqldb?engine=innodb",
+			"dbperf:pw@tcp(127.0.0.1:13399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "InnoDB"},
+		{"mysql://dbperf:pw@127.0.0.1:13399/dbperf_sqldb?engine=rocksdb",
+			"dbperf:pw@tcp(127.0.0.1:13399)/dbperf_sqldb?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "ROCKSDB"},
 		{"mysql://u:p%40ss%2Fw@db.example:3307/ib?engine=RocksDB",
 			"u:p@ss/w@tcp(db.example:3307)/ib?interpolateParams=true&timeout=15s&time_zone=%27%2B00%3A00%27", "ROCKSDB"},
 		{"mysql://root@localhost/ib", // default port, no password
