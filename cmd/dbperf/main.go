@@ -21,13 +21,18 @@ func main() {
 		Use:   "dbperf",
 		Short: "Benchmark databases with reference workloads, truthful latency and plain-file archives",
 		Long: `dbperf runs reference workloads (the Insert Benchmark) against embedded engines
-(SQLite, Pebble, bbolt) and servers (PostgreSQL), records every operation's latency in HDR
-histograms from its intended start, checks the database after every step, and writes each run
-to a directory of plain files that 'dbperf summary' reads.`,
+(SQLite, Pebble, bbolt) and servers (PostgreSQL, MySQL/MariaDB with InnoDB or MyRocks), records
+every operation's latency in HDR histograms from its intended start, watches the host and the
+DBMS on the same clock, checks the database after every step, and writes each run to a
+directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		Example: `  dbperf run insert                                  # SQLite in a temporary file, seconds
   dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000
-  dbperf run insert --target postgres://postgres@127.0.0.1:5432/ib --tables shared --out runs/pg-shared
+  dbperf server start postgres                       # a private PostgreSQL on 127.0.0.1:15432
+  dbperf run insert --target postgres://postgres@127.0.0.1:15432/ib --tables shared --out runs/pg-shared
+  dbperf run insert --plan plans/cached-by-dbms-vs-os.json --out runs/cached
   dbperf summary runs/pg-shared runs/pebble-1
+  dbperf compare --base runs/cached/postgres-cached-by-dbms runs/cached/*
+  dbperf report runs/cached/* -o report.html
   dbperf targets`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

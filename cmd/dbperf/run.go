@@ -59,7 +59,7 @@ Every size defaults small so the run takes seconds; the published runs use e.g.
 --rows 20000000 --l1-rows 40000000 --q-seconds 1800 --clients 8.`,
 		Example: `  dbperf run insert
   dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000 --steps l.i0,l.x,l.i1,l.i2,qr100,qp100
-  dbperf run insert --target postgres://postgres@127.0.0.1:5432/ib --tables shared --out runs/pg-shared
+  dbperf run insert --target postgres://postgres@127.0.0.1:15432/ib --tables shared --out runs/pg-shared
   dbperf run insert --target sqlite --target pebble --target bbolt --out runs/embedded
   dbperf run insert --plan cached.json --rows 1000000 --out runs/cached
 
