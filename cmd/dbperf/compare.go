@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/spf13/cobra"
@@ -39,7 +40,16 @@ and the base's own query values are followed by "(n/c)".`,
 			if err != nil {
 				return err
 			}
-			runs, err := report.Load(args)
+			var others []string // the base compared with itself says nothing: a glob may include it
+			for _, a := range args {
+				if filepath.Clean(a) != filepath.Clean(base) {
+					others = append(others, a)
+				}
+			}
+			if len(others) == 0 {
+				return errors.New("compare needs at least one RUN besides the base")
+			}
+			runs, err := report.Load(others)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,8 @@ func reportCmd() *cobra.Command {
 works offline and makes no network request: each run's provenance, the summary table, the
 comparison with a base run (--base, default the first RUN), and for each step charts of the
 throughput per second with stalls shaded, the worst latency per second, the latency percentile
-distribution (from latency.hlog) and the host's CPU, disk IO and DBMS memory over time.`,
+distribution (from latency.hlog), the host's CPU and disk IO, and the DBMS's memory and CPU
+beside dbperf's own over time.`,
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
