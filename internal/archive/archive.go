@@ -103,9 +103,9 @@ type HostSummary struct {
 	DBMSCPUPQ   *float64 `json:"dbms_cpupq,omitempty"`
 	ClientCPUPQ float64  `json:"client_cpupq"`
 	// ClientCPUCores is the client's CPU use in cores. ClientBound flags a step whose figures
-	// measure the client rather than the DBMS: the client used at least the set share of a core
-	// (never flagged for an embedded engine, which shares the client's process), or more than 1%
-	// of its paced operations woke up late.
+	// measure the client rather than the DBMS: the client used at least the set share of a core,
+	// or more than 1% of its paced operations woke up late. Never flagged for an embedded
+	// engine, which shares the client's process: the counts are still there.
 	ClientCPUCores float64 `json:"client_cpu_cores"`
 	// PacedOps are the operations whose worker slept until they were due (rate-limited
 	// inserters); LateWakeups those whose worker woke up 5 ms or more late, and WakeupMaxUs the
