@@ -635,27 +635,36 @@ func percentileChart(step string, si int, names []string, files []*htmlStepFiles
 	return c
 }
 
-func hostChart(step string, si int, names []string, files []*htmlStepFiles) *htmlChart {
-	ts := newTimeChart(fmt.Sprintf("s%d-host", si), step, "host", step+": host CPU and disk IO")
-	ts.c.Scales["pct"] = htmlScale{Label: "CPU busy, % of all cores", Side: 3}
-	ts.c.Scales["kb"] = htmlScale{Label: "KB/s", Side: 1}
+// hostColumn is one host.csv column drawn as one series per run.
+type hostColumn struct {
+	col, label, scale string
+	dash              []int
+}
+
+// addHostColumns adds each run's series of the given host.csv columns (those it has).
+func addHostColumns(ts *timeSeries, names []string, files []*htmlStepFiles, columns []hostColumn) {
 	for ri, f := range files {
 		if f == nil || f.host == nil {
 			continue
 		}
 		t := f.host.cols["t_sec"]
-		for _, m := range []struct{ col, label, scale string }{
-			{"cpu_busy_pct", "cpu busy %", "pct"},
-			{"wkb_per_sec", "write KB/s", "kb"},
-			{"rkb_per_sec", "read KB/s", "kb"},
-		} {
-			if _, ok := f.host.cols[m.col]; !ok {
-				continue
+		for _, m := range columns {
+			if col, ok := f.host.cols[m.col]; ok {
+				ts.add(htmlSeries{Label: names[ri] + " " + m.label, Run: ri, Scale: m.scale, Dash: m.dash}, t, col)
 			}
-			dash := map[string][]int{"wkb_per_sec": {6, 3}, "rkb_per_sec": {2, 2}}[m.col]
-			ts.add(htmlSeries{Label: names[ri] + " " + m.label, Run: ri, Scale: m.scale, Dash: dash}, t, f.host.cols[m.col])
 		}
 	}
+}
+
+func hostChart(step string, si int, names []string, files []*htmlStepFiles) *htmlChart {
+	ts := newTimeChart(fmt.Sprintf("s%d-host", si), step, "host", step+": host CPU and disk IO")
+	ts.c.Scales["pct"] = htmlScale{Label: "CPU busy, % of all cores", Side: 3}
+	ts.c.Scales["kb"] = htmlScale{Label: "KB/s", Side: 1}
+	addHostColumns(ts, names, files, []hostColumn{
+		{"cpu_busy_pct", "cpu busy %", "pct", nil},
+		{"wkb_per_sec", "write KB/s", "kb", []int{6, 3}},
+		{"rkb_per_sec", "read KB/s", "kb", []int{2, 2}},
+	})
 	return ts.finish()
 }
 
@@ -665,21 +674,10 @@ func hostMemoryChart(step string, si int, names []string, files []*htmlStepFiles
 	ts := newTimeChart(fmt.Sprintf("s%d-host-memory", si), step, "host-memory", step+": DBMS memory, DBMS and client CPU")
 	ts.c.Scales["mb"] = htmlScale{Label: "RSS, MB", Side: 3}
 	ts.c.Scales["core"] = htmlScale{Label: "CPU, % of one core", Side: 1}
-	for ri, f := range files {
-		if f == nil || f.host == nil {
-			continue
-		}
-		t := f.host.cols["t_sec"]
-		for _, m := range []struct{ col, label, scale string }{
-			{"dbms_rss_mb", "dbms rss MB", "mb"},
-			{"dbms_cpu_pct", "dbms cpu %", "core"},
-			{"client_cpu_pct", "client cpu %", "core"},
-		} {
-			if col, ok := f.host.cols[m.col]; ok {
-				dash := map[string][]int{"dbms_cpu_pct": {6, 3}, "client_cpu_pct": {2, 2}}[m.col]
-				ts.add(htmlSeries{Label: names[ri] + " " + m.label, Run: ri, Scale: m.scale, Dash: dash}, t, col)
-			}
-		}
-	}
+	addHostColumns(ts, names, files, []hostColumn{
+		{"dbms_rss_mb", "dbms rss MB", "mb", nil},
+		{"dbms_cpu_pct", "dbms cpu %", "core", []int{6, 3}},
+		{"client_cpu_pct", "client cpu %", "core", []int{2, 2}},
+	})
 	return ts.finish()
 }
