@@ -3,6 +3,7 @@ package archive
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,8 +25,12 @@ type StepWriter struct {
 	streams   []*Stream // every file streamed, renamed by Finish
 }
 
-// Start is the step's start, from which every streamed file's t_sec counts.
-func (w *StepWriter) Start() time.Time { return w.start }
+// TSec is the t_sec column of a row ending at at: seconds since the step started, in
+// milliseconds. Every per-interval file of a step (intervals.csv, host.csv, dbms.csv) and the
+// stall list use it, so that their rows line up exactly.
+func (w *StepWriter) TSec(at time.Time) float64 {
+	return math.Round(at.Sub(w.start).Seconds()*1000) / 1000
+}
 
 // Stream is a file of a step written while it runs (intervals.csv, latency.hlog, host.csv,
 // dbms.csv), under a .partial name until Finish renames it.
@@ -123,7 +128,7 @@ func (d *Dir) StartStep(step string, ops []measure.Op, start time.Time) (*StepWr
 func (w *StepWriter) Interval(iv *measure.Interval) error {
 	secs := iv.Seconds()
 	row := []string{
-		strconv.FormatFloat(iv.End.Sub(w.start).Seconds(), 'f', 3, 64),
+		strconv.FormatFloat(w.TSec(iv.End), 'f', 3, 64),
 		strconv.FormatInt(iv.End.UnixMilli(), 10),
 		strconv.FormatFloat(secs, 'f', 3, 64),
 	}

@@ -48,7 +48,7 @@ type Step struct {
 	hostCSV  *archive.Stream
 	dbmsCSV  *archive.Stream
 	dbmsCols []string
-	start    time.Time
+	w        *archive.StepWriter // its TSec gives the rows' t_sec
 	first    HostSample
 	last     HostSample
 	rssMax   float64
@@ -57,10 +57,9 @@ type Step struct {
 	slowWalk bool // the last walk of the data directory took more than 5 ms
 }
 
-// Begin starts monitoring a step into w's host.csv and dbms.csv, whose rows count time from
-// the step's start as intervals.csv does, so that row n of each is the same interval.
+// Begin starts monitoring a step into w's host.csv and dbms.csv, whose rows take their t_sec
+// from w as intervals.csv does, so that row n of each is the same interval.
 func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, error) {
-	start := w.Start()
 	var pids []int
 	if p, ok := m.target.(Processes); ok {
 		var err error
@@ -68,7 +67,7 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 			pids = nil
 		}
 	}
-	s := &Step{m: m, start: start, host: NewHostSampler(m.dataDir, func() []int { return pids })}
+	s := &Step{m: m, w: w, host: NewHostSampler(m.dataDir, func() []int { return pids })}
 	if c, ok := m.target.(Counters); ok {
 		s.counters = c
 	}
@@ -106,7 +105,7 @@ func (s *Step) Sample(ctx context.Context, at time.Time) {
 	iv := Diff(s.last, h)
 	s.last = h
 	s.rssMax = math.Max(s.rssMax, iv.DBMSRSSMB)
-	row := []string{f3(at.Sub(s.start).Seconds()), strconv.FormatInt(at.UnixMilli(), 10), f3(iv.Seconds),
+	row := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10), f3(iv.Seconds),
 		f1(iv.CPUUserPct), f1(iv.CPUSystemPct), f1(iv.CPUIOWaitPct), f1(iv.CPUIdlePct), f1(iv.CPUBusyPct), f1(iv.CtxPerSec),
 		opt(iv.HasDisk, iv.ReadsPerSec), opt(iv.HasDisk, iv.ReadKBPerSec), opt(iv.HasDisk, iv.WritesPerSec), opt(iv.HasDisk, iv.WriteKBPerSec),
 		opt(iv.HasDBMS, pct(iv.DBMSCPUSec, iv.Seconds)), opt(iv.HasDBMS, iv.DBMSRSSMB), opt(iv.HasDBMS, iv.DBMSVSZMB),
@@ -122,7 +121,7 @@ func (s *Step) Sample(ctx context.Context, at time.Time) {
 		s.errs++
 		return
 	}
-	drow := []string{f3(at.Sub(s.start).Seconds()), strconv.FormatInt(at.UnixMilli(), 10)}
+	drow := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10)}
 	for _, c := range s.dbmsCols {
 		v, ok := vals[c]
 		drow = append(drow, opt(ok, v))

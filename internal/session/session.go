@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -102,8 +101,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 				worst = max(worst, o.Hist.Max())
 			}
 		}
-		t := math.Round(iv.End.Sub(w.Start()).Seconds()*1000) / 1000 // as intervals.csv's t_sec
-		seconds = append(seconds, measure.Second{T: t, Seconds: iv.Seconds(), Rate: iv.PerSec(plan.PerOp), MaxLatency: time.Duration(worst)})
+		seconds = append(seconds, measure.Second{T: w.TSec(iv.End), Seconds: iv.Seconds(), Rate: iv.PerSec(plan.PerOp), MaxLatency: time.Duration(worst)})
 		live.print(iv)
 	}
 	res := runner.Run(ctx, plan.Step)
