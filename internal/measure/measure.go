@@ -30,16 +30,6 @@ var opNames = [NumOps]string{"insert", "delete", "query", "index", "settle"}
 
 func (o Op) String() string { return opNames[o] }
 
-// ParseOp returns the Op named s.
-func ParseOp(s string) (Op, bool) {
-	for i, n := range opNames {
-		if n == s {
-			return Op(i), true
-		}
-	}
-	return 0, false
-}
-
 // Histogram bounds: 1 ns to 1 hour with 3 significant digits. Longer latencies are clamped to
 // one hour and counted in the "more" bucket.
 const (

@@ -4,7 +4,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -51,11 +50,6 @@ func SummaryTable(runs []Run) Table {
 		}
 	}
 	return t
-}
-
-// Summary writes one aligned line per step per run.
-func Summary(w io.Writer, runs []Run) error {
-	return WriteTable(w, SummaryTable(runs), FormatText)
 }
 
 func summaryRow(r Run, s archive.Step) []string {

@@ -83,14 +83,14 @@ func summaryRuns() []Run {
 
 func TestSummaryGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Summary(&b, summaryRuns()); err != nil {
+	if err := WriteTable(&b, SummaryTable(summaryRuns()), FormatText); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "summary.txt", b.Bytes())
 }
 
 // TestSummaryFormatsGolden: the same table as tab-separated values and as a markdown table;
-// text through WriteTable is Summary's output.
+// the text format is TestSummaryGolden's.
 func TestSummaryFormatsGolden(t *testing.T) {
 	table := SummaryTable(summaryRuns())
 	for format, file := range map[Format]string{FormatText: "summary.txt", FormatTSV: "summary.tsv", FormatMarkdown: "summary.md"} {
