@@ -250,7 +250,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec target
 	meta := archive.Run{
 		Name: filepath.Base(out), Workload: name, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(dataPath), Target: info,
-		Seed: seed, Settings: wl.Settings(), Start: time.Now(),
+		Seed: seed, Settings: wl.Settings(), Figures: wl.Figures(), Start: time.Now(),
 	}
 	dir, err := archive.Create(out, meta)
 	if err != nil {

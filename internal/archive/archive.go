@@ -33,6 +33,8 @@ type Run struct {
 	Target   target.Info    `json:"target"`
 	Seed     uint64         `json:"seed"`
 	Settings map[string]any `json:"settings"`
+	// Figures is what the workload declared about its op types and figures.
+	Figures Figures `json:"figures"`
 	Start    time.Time      `json:"start"`
 	End      time.Time      `json:"end,omitzero"`
 	Complete bool           `json:"complete"`
@@ -208,15 +210,4 @@ func Read(path string) (Run, []Step, error) {
 		steps = append(steps, st)
 	}
 	return meta, steps, nil
-}
-
-// OpNames returns the op names of a step summary in the canonical order.
-func (s Step) OpNames() []string {
-	var names []string
-	for o := range measure.NumOps {
-		if _, ok := s.Ops[o.String()]; ok {
-			names = append(names, o.String())
-		}
-	}
-	return names
 }

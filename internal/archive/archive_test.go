@@ -166,6 +166,12 @@ func TestReadNotARun(t *testing.T) {
 	}
 }
 
+// The op types of the test steps, by index.
+const (
+	opInsert measure.Op = iota
+	opDelete
+)
+
 // interval builds one interval: for each op, latencies (ns), units and errors.
 type opData struct {
 	lat    []int64
@@ -173,11 +179,11 @@ type opData struct {
 	errors int64
 }
 
-func makeInterval(ops []measure.Op, start, end time.Time, data map[measure.Op]opData) *measure.Interval {
-	iv := measure.NewInterval(ops)
+func makeInterval(ops []measure.OpType, start, end time.Time, data map[measure.Op]opData) *measure.Interval {
+	iv := measure.NewInterval(len(ops))
 	iv.Start, iv.End = start, end
 	for o, d := range data {
-		a := iv.Ops[o]
+		a := &iv.Ops[o]
 		for _, v := range d.lat {
 			a.Hist.RecordValue(v)
 		}
@@ -194,7 +200,7 @@ func TestStepCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := []measure.Op{measure.Insert, measure.Delete}
+	ops := []measure.OpType{{Name: "insert"}, {Name: "delete"}}
 	// A start time with a fraction of a second: the hlog's base time is the whole second.
 	start := time.Unix(1700000000, 250_000_000)
 	sec := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
@@ -216,13 +222,13 @@ func TestStepCycle(t *testing.T) {
 	del1 := []int64{1500}
 	ivs := []*measure.Interval{
 		makeInterval(ops, sec(0), sec(1), map[measure.Op]opData{
-			measure.Insert: {lat: ins1, units: 500, errors: 1},
-			measure.Delete: {lat: del1, units: 50},
+			opInsert: {lat: ins1, units: 500, errors: 1},
+			opDelete: {lat: del1, units: 50},
 		}),
 		// A second in which nothing happened.
 		makeInterval(ops, sec(1), sec(3), nil),
 		makeInterval(ops, sec(3), sec(3.5), map[measure.Op]opData{
-			measure.Insert: {lat: ins3, units: 200, errors: 2},
+			opInsert: {lat: ins3, units: 200, errors: 2},
 		}),
 	}
 	// What each interval's hlog histogram must hold, in order: (tag, values).
@@ -234,9 +240,9 @@ func TestStepCycle(t *testing.T) {
 	}
 	var wantHists []wantHist
 	for _, iv := range ivs {
-		for _, o := range ops {
+		for o, op := range ops {
 			if n := iv.Ops[o].Hist.TotalCount(); n > 0 {
-				wantHists = append(wantHists, wantHist{o.String(), n, iv.Start.UnixMilli(), iv.End.UnixMilli(), iv.Ops[o].Hist.Max()})
+				wantHists = append(wantHists, wantHist{op.Name, n, iv.Start.UnixMilli(), iv.End.UnixMilli(), iv.Ops[o].Hist.Max()})
 			}
 		}
 	}
@@ -373,8 +379,9 @@ func TestStepCycle(t *testing.T) {
 	if !reflect.DeepEqual(back, sum) {
 		t.Fatalf("summary.json =\n  %+v\nwant\n  %+v", back, sum)
 	}
-	if names := back.OpNames(); !reflect.DeepEqual(names, []string{"insert", "delete"}) {
-		t.Fatalf("OpNames = %v, want [insert delete]", names)
+	figs := Figures{Ops: []measure.OpType{{Name: "query"}, {Name: "insert"}, {Name: "delete"}}}
+	if names := figs.OpNames(back); !reflect.DeepEqual(names, []string{"insert", "delete"}) {
+		t.Fatalf("OpNames = %v, want [insert delete]: the declared order, of the ops the step has", names)
 	}
 }
 
@@ -384,7 +391,7 @@ func TestReadStepsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := []measure.Op{measure.Insert}
+	ops := []measure.OpType{{Name: "insert"}}
 	start := time.Unix(1700000100, 0)
 	// Listed in an order that is not alphabetical: l.i0, l.x, l.i1 (the last one killed hard,
 	// so it has no summary.json).
@@ -397,7 +404,7 @@ func TestReadStepsInOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Interval(makeInterval(ops, start, start.Add(time.Second), map[measure.Op]opData{measure.Insert: {lat: []int64{100}, units: int64(i + 1)}})); err != nil {
+		if err := w.Interval(makeInterval(ops, start, start.Add(time.Second), map[measure.Op]opData{opInsert: {lat: []int64{100}, units: int64(i + 1)}})); err != nil {
 			t.Fatal(err)
 		}
 		if name == "l.i1" {

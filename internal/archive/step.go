@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -17,11 +18,11 @@ import (
 // StepWriter streams one step's per-second files while it runs.
 type StepWriter struct {
 	dir       string
-	ops       []measure.Op
+	ops       []measure.OpType
 	start     time.Time
 	intervals *Stream
 	hlog      *hdr.HistogramLogWriter
-	totals    [measure.NumOps]int64
+	totals    []int64
 	streams   []*Stream // every file streamed, renamed by Finish
 }
 
@@ -38,6 +39,7 @@ type Stream struct {
 	name string
 	f    *os.File
 	w    *bufio.Writer
+	csv  *csv.Writer
 }
 
 // open starts a streamed file.
@@ -47,6 +49,7 @@ func (w *StepWriter) open(name string) (*Stream, error) {
 		return nil, err
 	}
 	st := &Stream{name: name, f: f, w: bufio.NewWriter(f)}
+	st.csv = csv.NewWriter(st.w)
 	w.streams = append(w.streams, st)
 	return st, nil
 }
@@ -75,19 +78,22 @@ func (s *Stream) close() error {
 	return err
 }
 
-// Write appends one row.
+// Write appends one CSV row.
 func (s *Stream) Write(row []string) error {
-	_, err := fmt.Fprintln(s.w, strings.Join(row, ","))
-	return err
+	if err := s.csv.Write(row); err != nil {
+		return err
+	}
+	s.csv.Flush() // into the bufio.Writer: the file is written when it fills or at close
+	return s.csv.Error()
 }
 
 // IntervalColumns are the columns of intervals.csv for a step's op types: for each op, its rate
 // in the interval (units/s), running total, errors in the interval, and the interval's p99 and
 // max latency (µs).
-func IntervalColumns(ops []measure.Op) []string {
+func IntervalColumns(ops []measure.OpType) []string {
 	cols := []string{"t_sec", "unix_ms", "interval_sec"}
 	for _, o := range ops {
-		n := o.String()
+		n := o.Name
 		cols = append(cols, n+"_per_sec", n+"_total", n+"_errors", n+"_p99_us", n+"_max_us")
 	}
 	return cols
@@ -95,12 +101,12 @@ func IntervalColumns(ops []measure.Op) []string {
 
 // StartStep creates the step's directory (named after the step, in the run directory) and
 // opens its streamed files.
-func (d *Dir) StartStep(step string, ops []measure.Op, start time.Time) (*StepWriter, error) {
+func (d *Dir) StartStep(step string, ops []measure.OpType, start time.Time) (*StepWriter, error) {
 	dir := filepath.Join(d.Path, step)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	w := &StepWriter{dir: dir, ops: ops, start: start}
+	w := &StepWriter{dir: dir, ops: ops, start: start, totals: make([]int64, len(ops))}
 	var err error
 	if w.intervals, err = w.Stream("intervals.csv", IntervalColumns(ops)); err != nil {
 		return nil, err
@@ -132,19 +138,19 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 		strconv.FormatInt(iv.End.UnixMilli(), 10),
 		strconv.FormatFloat(secs, 'f', 3, 64),
 	}
-	for _, o := range w.ops {
-		a := iv.Ops[o]
+	for o, op := range w.ops {
+		a := &iv.Ops[o]
 		w.totals[o] += a.Units
 		p99, max := a.Hist.ValueAtQuantile(99), a.Hist.Max()
 		row = append(row,
-			strconv.FormatFloat(iv.PerSec(o), 'f', 1, 64),
+			strconv.FormatFloat(iv.PerSec(measure.Op(o)), 'f', 1, 64),
 			strconv.FormatInt(w.totals[o], 10),
 			strconv.FormatInt(a.Errors, 10),
 			strconv.FormatFloat(measure.Micros(p99), 'f', 1, 64),
 			strconv.FormatFloat(measure.Micros(max), 'f', 1, 64),
 		)
 		if a.Hist.TotalCount() > 0 {
-			a.Hist.SetTag(o.String())
+			a.Hist.SetTag(op.Name)
 			a.Hist.SetStartTimeMs(iv.Start.UnixMilli())
 			a.Hist.SetEndTimeMs(iv.End.UnixMilli())
 			if err := w.hlog.OutputIntervalHistogram(a.Hist); err != nil {

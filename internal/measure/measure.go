@@ -1,6 +1,10 @@
 // Package measure records operation latencies into HDR histograms, one set per worker goroutine,
 // and merges them once a second into interval rows and a cumulative copy per step.
 //
+// Operation types are not a fixed list: each step declares its own (OpType), and an Op is an
+// index into that declaration, so recording stays an array access while any workload can name
+// its operations.
+//
 // Latencies are recorded in nanoseconds (so a no-op target still shows sub-microsecond values) and
 // reported in microseconds.
 package measure
@@ -12,23 +16,25 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Op is an operation type. Each has its own histogram, rate and error count.
+// OpType is an operation type as a workload declares it.
+type OpType struct {
+	Name string `json:"name"` // e.g. "insert", "get_link"; a column and file prefix
+	// Unit is what Units count: "rows", "queries", "operations" ...
+	Unit string `json:"unit"`
+	// Abbrev is the short form the live line uses (i for insert: i_ips, max_i); Name if empty.
+	Abbrev string `json:"abbrev,omitempty"`
+}
+
+// Short is the op type's abbreviation.
+func (t OpType) Short() string {
+	if t.Abbrev != "" {
+		return t.Abbrev
+	}
+	return t.Name
+}
+
+// Op is an operation type by its index in the step's declared list.
 type Op int
-
-// The operation types. Units differ by type: insert and delete count rows, query counts queries,
-// index counts rows indexed, settle counts tables settled.
-const (
-	Insert Op = iota
-	Delete
-	Query
-	Index
-	Settle
-	NumOps
-)
-
-var opNames = [NumOps]string{"insert", "delete", "query", "index", "settle"}
-
-func (o Op) String() string { return opNames[o] }
 
 // Histogram bounds: 1 ns to 1 hour with 3 significant digits. Longer latencies are clamped to
 // one hour and counted in the "more" bucket.
@@ -42,32 +48,35 @@ const (
 // any two can be merged.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigits) }
 
-// Recorder is one worker's recording point. Record is called from the worker's goroutine; Drain
-// from the ticker. A mutex per worker keeps both cheap: it is only contended once a second.
+// Recorder is one worker's recording point. Record is called from the worker's goroutine, Drain
+// from the ticker's. Drain swaps the worker's counters for an empty set under the lock and merges
+// them outside it, so Record waits at most for a pointer swap, never for a merge. Histograms are
+// allocated when an op type is first recorded and then reused, so a worker that issues few of
+// its workload's op types costs little memory and no second allocates.
 type Recorder struct {
-	mu  sync.Mutex
-	ops [NumOps]*OpInterval
+	mu     sync.Mutex
+	active []OpInterval // written by Record
+	spare  []OpInterval // merged by Drain, then reset; swapped with active once an interval
 }
 
-// NewRecorder returns a recorder for the given op types.
-func NewRecorder(ops ...Op) *Recorder {
-	r := &Recorder{}
-	for _, o := range ops {
-		r.ops[o] = &OpInterval{Hist: NewHistogram()}
-	}
-	return r
+// NewRecorder returns a recorder for a step of n op types.
+func NewRecorder(n int) *Recorder {
+	return &Recorder{active: make([]OpInterval, n), spare: make([]OpInterval, n)}
+}
+
+// clamp keeps a latency within the histogram's bounds.
+func clamp(latency time.Duration) int64 {
+	return min(max(int64(latency), lowestNs), highestNs)
 }
 
 // Record adds one timed operation that did units of work.
 func (r *Recorder) Record(op Op, latency time.Duration, units int64) {
-	v := int64(latency)
-	if v < lowestNs {
-		v = lowestNs
-	} else if v > highestNs {
-		v = highestNs
-	}
+	v := clamp(latency)
 	r.mu.Lock()
-	c := r.ops[op]
+	c := &r.active[op]
+	if c.Hist == nil {
+		c.Hist = NewHistogram()
+	}
 	c.Hist.RecordValue(v) // cannot fail: v is within bounds
 	c.Units += units
 	c.Statements++
@@ -77,20 +86,31 @@ func (r *Recorder) Record(op Op, latency time.Duration, units int64) {
 // Error counts one failed attempt of op.
 func (r *Recorder) Error(op Op) {
 	r.mu.Lock()
-	r.ops[op].Errors++
+	r.active[op].Errors++
 	r.mu.Unlock()
 }
 
-// Drain adds this recorder's interval counters into iv and resets them.
+// mergeHook, when set by a test, runs while Drain merges, outside the lock.
+var mergeHook func()
+
+// Drain adds this recorder's counters since the last Drain into iv and resets them. Only one
+// goroutine may drain a recorder.
 func (r *Recorder) Drain(iv *Interval) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for o, c := range r.ops {
-		if c == nil {
+	r.active, r.spare = r.spare, r.active
+	r.mu.Unlock()
+	if mergeHook != nil {
+		mergeHook()
+	}
+	for o := range r.spare {
+		c := &r.spare[o]
+		if c.Hist == nil && c.Errors == 0 {
 			continue
 		}
-		iv.op(Op(o)).add(c)
-		c.Hist.Reset()
+		iv.Ops[o].add(c)
+		if c.Hist != nil {
+			c.Hist.Reset()
+		}
 		c.Units, c.Statements, c.Errors = 0, 0, 0
 	}
 }
@@ -105,33 +125,42 @@ type OpInterval struct {
 
 // add merges other's counters into a.
 func (a *OpInterval) add(other *OpInterval) {
-	a.Hist.Merge(other.Hist)
+	if other.Hist != nil {
+		a.Hist.Merge(other.Hist)
+	}
 	a.Units += other.Units
 	a.Statements += other.Statements
 	a.Errors += other.Errors
 }
 
-// Interval holds the merged counters of all workers for one period.
+// Interval holds the merged counters of all workers for one period, one entry per declared op
+// type (idle ones are zero).
 type Interval struct {
 	Start, End time.Time
-	Ops        [NumOps]*OpInterval // nil where the op type did nothing and is not expected
+	Ops        []OpInterval
+	// Dropped counts open-loop arrivals that could not start because the backlog was full;
+	// Backlog is the number of arrivals due and not yet started at the interval's end.
+	Dropped, Backlog int64
 }
 
-// NewInterval returns an empty interval that already has rows for the expected op types, so that
-// a second in which an op type did nothing still shows it as zero.
-func NewInterval(ops []Op) *Interval {
-	iv := &Interval{}
-	for _, o := range ops {
-		iv.op(o)
+// NewInterval returns an empty interval for a step of n op types.
+func NewInterval(n int) *Interval {
+	iv := &Interval{Ops: make([]OpInterval, n)}
+	for i := range iv.Ops {
+		iv.Ops[i].Hist = NewHistogram()
 	}
 	return iv
 }
 
-func (iv *Interval) op(o Op) *OpInterval {
-	if iv.Ops[o] == nil {
-		iv.Ops[o] = &OpInterval{Hist: NewHistogram()}
+// Reset empties the interval for reuse: the runner keeps one interval for the whole step.
+func (iv *Interval) Reset() {
+	iv.Start, iv.End = time.Time{}, time.Time{}
+	iv.Dropped, iv.Backlog = 0, 0
+	for i := range iv.Ops {
+		o := &iv.Ops[i]
+		o.Hist.Reset()
+		o.Units, o.Statements, o.Errors = 0, 0, 0
 	}
-	return iv.Ops[o]
 }
 
 // Add merges other into iv (used to keep a step's cumulative copy).
@@ -141,12 +170,11 @@ func (iv *Interval) Add(other *Interval) {
 	}
 	if other.End.After(iv.End) {
 		iv.End = other.End
+		iv.Backlog = other.Backlog
 	}
-	for o, src := range other.Ops {
-		if src == nil {
-			continue
-		}
-		iv.op(Op(o)).add(src)
+	iv.Dropped += other.Dropped
+	for o := range other.Ops {
+		iv.Ops[o].add(&other.Ops[o])
 	}
 }
 
@@ -156,10 +184,19 @@ func (iv *Interval) Seconds() float64 { return iv.End.Sub(iv.Start).Seconds() }
 // PerSec is units per second over the interval (0 for an empty interval).
 func (iv *Interval) PerSec(o Op) float64 {
 	s := iv.Seconds()
-	if iv.Ops[o] == nil || s <= 0 {
+	if s <= 0 {
 		return 0
 	}
 	return float64(iv.Ops[o].Units) / s
+}
+
+// MaxLatency is the worst latency of any op type in the interval.
+func (iv *Interval) MaxLatency() time.Duration {
+	var worst int64
+	for i := range iv.Ops {
+		worst = max(worst, iv.Ops[i].Hist.Max())
+	}
+	return time.Duration(worst)
 }
 
 // Micros converts a histogram value (ns) to microseconds.

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -45,11 +44,7 @@ func DetectStalls(secs []Second, r StallRule) Stalls {
 			rates = append(rates, s.Rate)
 		}
 	}
-	median := 0.0
-	if len(rates) > 0 {
-		sort.Float64s(rates)
-		median = rates[len(rates)/2]
-	}
+	median := Percentile(rates, 50)
 	run := 0.0
 	for _, s := range secs {
 		stalled := s.MaxLatency > r.MaxLatency || (s.Seconds >= 0.5 && median > 0 && s.Rate < r.Fraction*median)
@@ -65,7 +60,7 @@ func DetectStalls(secs []Second, r StallRule) Stalls {
 		st.LongestSec = math.Max(st.LongestSec, run)
 		st.At = append(st.At, s.T)
 	}
-	st.TotalSec = math.Round(st.TotalSec*1000) / 1000
-	st.LongestSec = math.Round(st.LongestSec*1000) / 1000
+	st.TotalSec = Round(st.TotalSec, 3)
+	st.LongestSec = Round(st.LongestSec, 3)
 	return st
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -54,17 +55,17 @@ func Summarize(o *OpInterval, seconds float64) OpSummary {
 	h := o.Hist
 	s := OpSummary{Count: o.Units, Statements: o.Statements, Errors: o.Errors}
 	if seconds > 0 {
-		s.PerSec = round(float64(o.Units)/seconds, 3)
+		s.PerSec = Round(float64(o.Units)/seconds, 3)
 	}
 	if h.TotalCount() > 0 {
-		s.MeanUs = round(h.Mean()/1e3, 3)
+		s.MeanUs = Round(h.Mean()/1e3, 3)
 		p := h.ValueAtPercentiles([]float64{50, 90, 99, 99.9, 99.99})
-		s.P50Us = round(Micros(p[50]), 3)
-		s.P90Us = round(Micros(p[90]), 3)
-		s.P99Us = round(Micros(p[99]), 3)
-		s.P999Us = round(Micros(p[99.9]), 3)
-		s.P9999Us = round(Micros(p[99.99]), 3)
-		s.MaxUs = round(Micros(h.Max()), 3)
+		s.P50Us = Round(Micros(p[50]), 3)
+		s.P90Us = Round(Micros(p[90]), 3)
+		s.P99Us = Round(Micros(p[99]), 3)
+		s.P999Us = Round(Micros(p[99.9]), 3)
+		s.P9999Us = Round(Micros(p[99.99]), 3)
+		s.MaxUs = Round(Micros(h.Max()), 3)
 	}
 	s.Buckets = ReferenceBuckets(h)
 	return s
@@ -91,7 +92,21 @@ func ReferenceBuckets(h *hdr.Histogram) []Bucket {
 	return out
 }
 
-func round(v float64, digits int) float64 {
+// Round rounds v to digits decimals: the one rounding rule of every figure dbperf writes.
+func Round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
+}
+
+// Percentile is the p-th percentile of values by the nearest-rank rule (the smallest value with
+// at least p% of values at or below it): the one rule for percentiles of per-second figures
+// (HDR histograms have their own). values is not modified; 0 when empty.
+func Percentile(values []float64, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	v := append([]float64(nil), values...)
+	sort.Float64s(v)
+	i := int(math.Ceil(p/100*float64(len(v)))) - 1
+	return v[max(0, min(i, len(v)-1))]
 }

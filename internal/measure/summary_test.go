@@ -15,27 +15,27 @@ var bucketNames = []string{"256us", "1ms", "4ms", "16ms", "64ms", "256ms", "1s",
 // recorded returns the op row of an interval into which a recorder with the given latencies was
 // drained.
 func recorded(latencies ...time.Duration) *measure.OpInterval {
-	r := measure.NewRecorder(measure.Insert)
+	r := measure.NewRecorder(nOps)
 	for _, l := range latencies {
-		r.Record(measure.Insert, l, 1)
+		r.Record(opInsert, l, 1)
 	}
-	iv := measure.NewInterval(nil)
+	iv := measure.NewInterval(nOps)
 	r.Drain(iv)
-	return iv.Ops[measure.Insert]
+	return &iv.Ops[opInsert]
 }
 
 func TestSummarizeUniform(t *testing.T) {
 	// 1000 statements of 2 rows each, taking 1µs, 2µs, ... 1000µs, over 3 seconds.
-	r := measure.NewRecorder(measure.Insert)
+	r := measure.NewRecorder(nOps)
 	for us := 1; us <= 1000; us++ {
-		r.Record(measure.Insert, time.Duration(us)*time.Microsecond, 2)
+		r.Record(opInsert, time.Duration(us)*time.Microsecond, 2)
 	}
 	for range 4 {
-		r.Error(measure.Insert)
+		r.Error(opInsert)
 	}
-	iv := measure.NewInterval(nil)
+	iv := measure.NewInterval(nOps)
 	r.Drain(iv)
-	s := measure.Summarize(iv.Ops[measure.Insert], 3)
+	s := measure.Summarize(&iv.Ops[opInsert], 3)
 
 	if s.Count != 2000 || s.Statements != 1000 || s.Errors != 4 {
 		t.Errorf("count, statements, errors = %d, %d, %d; want 2000, 1000, 4", s.Count, s.Statements, s.Errors)
@@ -192,7 +192,7 @@ func names(bs []measure.Bucket) []string {
 }
 
 func BenchmarkRecorderRecord(b *testing.B) {
-	r := measure.NewRecorder(measure.Insert)
+	r := measure.NewRecorder(nOps)
 	// Latencies spread over several HDR buckets, as real ones are.
 	lat := make([]time.Duration, 1024)
 	for i := range lat {
@@ -201,7 +201,7 @@ func BenchmarkRecorderRecord(b *testing.B) {
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Record(measure.Insert, lat[i&1023], 1)
+		r.Record(opInsert, lat[i&1023], 1)
 		i++
 	}
 }

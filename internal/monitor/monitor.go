@@ -4,33 +4,58 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/runner"
 )
+
+// DefaultQueryTimeout bounds every question the monitor asks the DBMS (counters, size,
+// processes): a slow or dead DBMS costs the monitor a missing value, never a late row.
+const DefaultQueryTimeout = 500 * time.Millisecond
 
 // Monitor watches one target's host and DBMS during a run.
 type Monitor struct {
 	target      any // the opened target, asked for its optional abilities
 	dataDir     string
-	embedded    bool
-	ClientBound float64 // client CPU, in cores, from which a step is flagged client-bound
+	main        int  // the DBMS's main process on this host, 0 when unknown
+	embedded    bool // the DBMS is this process
+	ClientBound float64
+	// QueryTimeout bounds each DBMS query of the monitor (DefaultQueryTimeout).
+	QueryTimeout time.Duration
 }
 
 // New discovers what the target can tell (see sources.go).
 func New(ctx context.Context, target any) *Monitor {
-	m := &Monitor{target: target, ClientBound: 0.9}
+	m := &Monitor{target: target, ClientBound: 0.9, QueryTimeout: DefaultQueryTimeout}
 	if d, ok := target.(DataDir); ok {
-		if dir, err := d.DataDir(ctx); err == nil {
-			m.dataDir = dir
-		}
+		m.ask(ctx, func(ctx context.Context) {
+			if dir, err := d.DataDir(ctx); err == nil {
+				m.dataDir = dir
+			}
+		})
+	}
+	if p, ok := target.(Processes); ok {
+		m.ask(ctx, func(ctx context.Context) {
+			if pids, embedded, err := p.DBMSProcesses(ctx); err == nil && len(pids) > 0 {
+				m.main, m.embedded = pids[0], embedded
+			}
+		})
 	}
 	return m
+}
+
+// ask runs one DBMS question under the query timeout.
+func (m *Monitor) ask(ctx context.Context, fn func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, m.QueryTimeout)
+	defer cancel()
+	fn(ctx)
 }
 
 // HostColumns are host.csv's columns, one row per interval of intervals.csv.
@@ -39,8 +64,9 @@ var HostColumns = []string{"t_sec", "unix_ms", "interval_sec",
 	"r_per_sec", "rkb_per_sec", "w_per_sec", "wkb_per_sec",
 	"dbms_cpu_pct", "dbms_rss_mb", "dbms_vsz_mb", "client_cpu_pct", "db_disk_mb"}
 
-// Step monitors one step: a baseline sample when it starts, one per interval, and the step's
-// totals at the end.
+// Step monitors one step on a goroutine of its own: a first sample when the runner starts the
+// step, then one at every interval boundary the runner hands it, each row stamped with that
+// boundary. Nothing it does delays the runner: Tick never blocks.
 type Step struct {
 	m        *Monitor
 	host     *HostSampler
@@ -49,25 +75,23 @@ type Step struct {
 	dbmsCSV  *archive.Stream
 	dbmsCols []string
 	w        *archive.StepWriter // its TSec gives the rows' t_sec
-	first    HostSample
-	last     HostSample
-	rssMax   float64
-	errs     int
-	rows     int  // host.csv rows written
-	slowWalk bool // the last walk of the data directory took more than 5 ms
+	ticks    chan time.Time
+	done     sync.WaitGroup
+	skipped  atomic.Int64 // boundaries Tick could not hand over
+
+	// Owned by the monitor's goroutine until End.
+	start, lastAt time.Time
+	first, last   HostSample
+	rssMax        float64
+	errs          int
+	rows          int  // host.csv rows written
+	slowWalk      bool // the last walk of the data directory took more than 5 ms
 }
 
-// Begin starts monitoring a step into w's host.csv and dbms.csv, whose rows take their t_sec
-// from w as intervals.csv does, so that row n of each is the same interval.
+// Begin prepares monitoring a step into w's host.csv and dbms.csv, whose rows take their t_sec
+// from w as intervals.csv does, so that row n of each is the same interval. Start begins it.
 func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, error) {
-	var pids []int
-	if p, ok := m.target.(Processes); ok {
-		var err error
-		if pids, m.embedded, err = p.DBMSProcesses(ctx); err != nil {
-			pids = nil
-		}
-	}
-	s := &Step{m: m, w: w, host: NewHostSampler(m.dataDir, func() []int { return pids })}
+	s := &Step{m: m, w: w, host: NewHostSampler(m.dataDir, m.main, !m.embedded), ticks: make(chan time.Time, 1024)}
 	if c, ok := m.target.(Counters); ok {
 		s.counters = c
 	}
@@ -76,7 +100,8 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 		return nil, err
 	}
 	if s.counters != nil {
-		vals, err := s.counters.DBMSCounters(ctx)
+		var vals map[string]float64
+		m.ask(ctx, func(ctx context.Context) { vals, err = s.counters.DBMSCounters(ctx) })
 		if err == nil {
 			for k := range vals {
 				s.dbmsCols = append(s.dbmsCols, k)
@@ -87,24 +112,48 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 			}
 		}
 	}
-	if s.first, err = s.host.Sample(); err != nil {
-		return nil, err
-	}
-	s.last = s.first
 	return s, nil
 }
 
-// Sample reads the host and the DBMS at the end of an interval and writes their rows. Failures
-// to read are counted, not fatal: monitoring must not stop a benchmark.
-func (s *Step) Sample(ctx context.Context, at time.Time) {
+// Start takes the step's first sample, at the runner's start instant, and starts the monitor's
+// goroutine. The runner calls it (through runner.Step.Begin) before any worker starts.
+func (s *Step) Start(ctx context.Context, at time.Time) {
 	h, err := s.host.Sample()
 	if err != nil {
 		s.errs++
-		return
 	}
-	iv := Diff(s.last, h)
-	s.last = h
-	s.rssMax = math.Max(s.rssMax, iv.DBMSRSSMB)
+	s.start, s.lastAt, s.first, s.last = at, at, h, h
+	s.done.Add(1)
+	go func() {
+		defer s.done.Done()
+		for at := range s.ticks {
+			s.sample(ctx, at)
+		}
+	}()
+}
+
+// Tick hands the monitor the end of an interval. It never blocks: should the monitor be 1024
+// intervals behind, the boundary is counted as a sample error.
+func (s *Step) Tick(at time.Time) {
+	select {
+	case s.ticks <- at:
+	default:
+		s.skipped.Add(1)
+	}
+}
+
+// sample reads the host and the DBMS for the interval ending at at and writes their rows. A
+// failure to read leaves the row's cells empty and is counted: monitoring must not stop a
+// benchmark, and every file keeps one row per interval.
+func (s *Step) sample(ctx context.Context, at time.Time) {
+	h, err := s.host.Sample()
+	if err != nil {
+		s.errs++
+		h = s.last
+	}
+	iv := DiffOver(s.last, h, at.Sub(s.lastAt).Seconds())
+	s.last, s.lastAt = h, at
+	s.rssMax = max(s.rssMax, iv.DBMSRSSMB)
 	row := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10), f3(iv.Seconds),
 		f1(iv.CPUUserPct), f1(iv.CPUSystemPct), f1(iv.CPUIOWaitPct), f1(iv.CPUIdlePct), f1(iv.CPUBusyPct), f1(iv.CtxPerSec),
 		opt(iv.HasDisk, iv.ReadsPerSec), opt(iv.HasDisk, iv.ReadKBPerSec), opt(iv.HasDisk, iv.WritesPerSec), opt(iv.HasDisk, iv.WriteKBPerSec),
@@ -116,10 +165,10 @@ func (s *Step) Sample(ctx context.Context, at time.Time) {
 	if s.dbmsCSV == nil {
 		return
 	}
-	vals, err := s.counters.DBMSCounters(ctx)
+	var vals map[string]float64
+	s.m.ask(ctx, func(ctx context.Context) { vals, err = s.counters.DBMSCounters(ctx) })
 	if err != nil {
 		s.errs++
-		return
 	}
 	drow := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10)}
 	for _, c := range s.dbmsCols {
@@ -133,16 +182,26 @@ func (s *Step) Sample(ctx context.Context, at time.Time) {
 
 // Totals are the step's operation figures the summary divides by.
 type Totals struct {
-	Inserts, Queries, MainOps float64 // units of the step
-	MaxOpUs                   float64
-	Rates                     []float64  // per-second rates of the main op
-	Lag                       runner.Lag // how late paced workers woke up
+	// Writes are the units of the step's write op (rows inserted): per-write figures divide by
+	// them; Reads those of its read op; MainOps those of its main op, which per-op figures
+	// divide by.
+	Writes, Reads, MainOps float64
+	MaxOpUs                float64
+	Rates                  []float64  // per-second rates of the main op
+	Lag                    runner.Lag // how late paced workers woke up
 }
 
-// End takes the last sample and computes the step's summary.
+// End waits for the monitor to write the last interval's rows and computes the step's summary
+// over the runner's window: from the start instant to the last boundary it was handed.
 func (s *Step) End(ctx context.Context, t Totals) archive.HostSummary {
-	iv := Diff(s.first, s.last)
-	sum := archive.HostSummary{Seconds: round(iv.Seconds, 3), Devices: s.host.Devices(), Embedded: s.m.embedded, SampleErrors: s.errs, MaxOp: t.MaxOpUs}
+	close(s.ticks)
+	s.done.Wait()
+	return s.summary(ctx, t)
+}
+
+func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
+	iv := DiffOver(s.first, s.last, s.lastAt.Sub(s.start).Seconds())
+	sum := archive.HostSummary{Seconds: round(iv.Seconds, 3), Devices: s.host.Devices(), Embedded: s.m.embedded, SampleErrors: s.errs + int(s.skipped.Load()), MaxOp: t.MaxOpUs}
 	if iv.Seconds <= 0 {
 		return sum
 	}
@@ -154,14 +213,14 @@ func (s *Step) End(ctx context.Context, t Totals) archive.HostSummary {
 		return &r
 	}
 	val := func(v float64) *float64 { r := round(v, 3); return &r }
-	sum.IPS, sum.QPS = round(t.Inserts/iv.Seconds, 1), round(t.Queries/iv.Seconds, 1)
+	sum.IPS, sum.QPS = round(t.Writes/iv.Seconds, 1), round(t.Reads/iv.Seconds, 1)
 	sum.CSPS, sum.CPUPS = round(iv.CtxPerSec, 1), round(iv.CPUBusyPct, 1)
 	sum.CSPQ, sum.CPUPQ = per(iv.Ctx, t.MainOps), per(iv.CPUBusySec*1e6, t.MainOps)
 	if iv.HasDisk {
 		sum.RPS, sum.RMBPS = val(iv.ReadsPerSec), val(iv.ReadKBPerSec/1024)
 		sum.WPS, sum.WMBPS = val(iv.WritesPerSec), val(iv.WriteKBPerSec/1024)
 		sum.RPQ, sum.RKBPQ = per(iv.Reads, t.MainOps), per(iv.ReadKB, t.MainOps)
-		sum.WPI, sum.WKBPI = per(iv.Writes, t.Inserts), per(iv.WriteKB, t.Inserts)
+		sum.WPI, sum.WKBPI = per(iv.Writes, t.Writes), per(iv.WriteKB, t.Writes)
 	}
 	if iv.HasDBMS {
 		sum.RSS = val(s.rssMax / 1024)
@@ -185,16 +244,18 @@ func (s *Step) End(ctx context.Context, t Totals) archive.HostSummary {
 			t.Lag.Late, t.Lag.Paced, runner.LateWakeup, t.Lag.Max.Round(time.Microsecond))
 	}
 	if sz, ok := s.m.target.(Size); ok {
-		if b, err := sz.DatabaseSize(ctx); err == nil {
-			sum.DBGB1 = val(float64(b) / (1 << 30))
-		}
+		s.m.ask(ctx, func(ctx context.Context) {
+			if b, err := sz.DatabaseSize(ctx); err == nil {
+				sum.DBGB1 = val(float64(b) / (1 << 30))
+			}
+		})
 	}
 	if s.m.dataDir != "" {
 		if b, err := dirSize(s.m.dataDir); err == nil {
 			sum.DBGB2 = val(float64(b) / (1 << 30))
 		}
 	}
-	sum.P50, sum.P99 = percentile(t.Rates, 50), percentile(t.Rates, 99)
+	sum.P50, sum.P99 = round(measure.Percentile(t.Rates, 50), 1), round(measure.Percentile(t.Rates, 99), 1)
 	return sum
 }
 
@@ -233,17 +294,6 @@ func dirSize(dir string) (int64, error) {
 	return total, err
 }
 
-// percentile is the p-th percentile (nearest rank) of values.
-func percentile(values []float64, p float64) float64 {
-	if len(values) == 0 {
-		return 0
-	}
-	v := append([]float64(nil), values...)
-	sort.Float64s(v)
-	i := int(math.Ceil(p/100*float64(len(v)))) - 1
-	return round(v[max(0, min(i, len(v)-1))], 1)
-}
-
 func pct(sec, over float64) float64 {
 	if over <= 0 {
 		return 0
@@ -251,10 +301,7 @@ func pct(sec, over float64) float64 {
 	return 100 * sec / over
 }
 
-func round(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
-}
+func round(v float64, digits int) float64 { return measure.Round(v, digits) }
 
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }

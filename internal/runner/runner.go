@@ -1,6 +1,7 @@
-// Package runner owns time: it starts one goroutine per worker, asks each worker's schedule when
-// its next operation is due, times the operation from that intended start, and merges every
-// worker's histograms into one interval row a second.
+// Package runner owns time: it starts the workers of a step, asks each worker's schedule when
+// its next operation is due (or hands a pool's workers the arrivals of a global schedule), times
+// each operation from that intended start, and merges every worker's histograms into one
+// interval row a second.
 package runner
 
 import (
@@ -12,28 +13,34 @@ import (
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
-// Worker is one client role's goroutine: an inserter, a deleter, a querier.
+// DoFunc performs one operation and returns which of the step's op types it was and the units of
+// work done (rows, queries). attempt is 0 for a new operation and counts up when the runner
+// retries a failed one; the worker must retry the same work (same rows, same ids) and report the
+// same op type. On error, op still names the op type the failure is counted against.
+type DoFunc func(ctx context.Context, attempt int) (op measure.Op, units int64, err error)
+
+// Worker is one client role's goroutine: an inserter, a deleter, a querier, a requester.
 type Worker struct {
-	Name     string     // for error messages, e.g. "inserter 2"
-	Op       measure.Op // what its operations are recorded as
+	Name     string // for error messages, e.g. "inserter 2"
 	Schedule Schedule
-	// Do performs one operation and returns the units of work done (rows, queries). attempt is
-	// 0 for a new operation and counts up when the runner retries a failed one; the worker must
-	// retry the same work (same rows, same ids).
-	Do func(ctx context.Context, attempt int) (units int64, err error)
+	Do       DoFunc
 	// Primary workers define the step's length: when all have finished, Stop closes and the
 	// others end (queriers) or drain what is left (deleters).
 	Primary bool
 }
 
-// Step is what the runner runs: a set of workers and what to do with each second's figures.
+// Step is what the runner runs: a set of workers and pools, and what to do with each second's
+// figures.
 type Step struct {
 	Name    string
+	Ops     []measure.OpType // the op types workers may report, indexed by measure.Op
 	Workers []Worker
-	Ops     []measure.Op // op types shown in every interval, even when idle
-	Retries int          // retries of a failed operation before the step fails
+	Pools   []Pool // open-loop streams, each served by a pool of workers
+	Retries int    // retries of a failed operation before the step fails
+	// Begin, if set, is called with the step's start instant before any worker starts.
+	Begin func(start time.Time)
 	// Interval, if set, is called with each second's merged figures (and a last, shorter one),
-	// from the runner's own goroutine, in order.
+	// from the runner's own goroutine, in order. iv is reused: keep no reference to it.
 	Interval func(iv *measure.Interval)
 	Tick     time.Duration // interval length; 1s if zero
 }
@@ -44,6 +51,7 @@ type Result struct {
 	Start, End time.Time
 	CPU        CPUTime // this process's CPU time during the step
 	Lag        Lag     // how late paced workers woke up: the client's own delay
+	Dropped    int64   // open-loop arrivals that could not start (backlog full)
 	Err        error   // the first failure, or ctx's error if interrupted
 	Complete   bool    // every worker finished its work
 }
@@ -57,18 +65,33 @@ func Run(ctx context.Context, s Step) Result {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	recorders := make([]*measure.Recorder, len(s.Workers))
-	lags := make([]Lag, len(s.Workers)) // one per worker: no sharing while running
-	for i, w := range s.Workers {
-		recorders[i] = measure.NewRecorder(w.Op)
+	workers := append([]Worker(nil), s.Workers...)
+	pools := make([]*poolState, len(s.Pools))
+	for i := range s.Pools {
+		pools[i] = newPoolState(&s.Pools[i])
+		workers = append(workers, pools[i].workers()...)
+	}
+	recorders := make([]*measure.Recorder, len(workers))
+	lags := make([]Lag, len(workers)+len(pools)) // one per goroutine: no sharing while running
+	for i := range workers {
+		recorders[i] = measure.NewRecorder(len(s.Ops))
 	}
 	stop := make(chan struct{})
-	var primaries sync.WaitGroup
-	var all sync.WaitGroup
+	var primaries, all sync.WaitGroup
 	cpu0 := ProcessCPU()
 	start := time.Now()
-	for i := range s.Workers {
-		w := &s.Workers[i]
+	if s.Begin != nil {
+		s.Begin(start)
+	}
+	for i, p := range pools {
+		all.Add(1)
+		go func(lag *Lag) {
+			defer all.Done()
+			p.dispatch(ctx, start, stop, lag)
+		}(&lags[len(workers)+i])
+	}
+	for i := range workers {
+		w := &workers[i]
 		if w.Primary {
 			primaries.Add(1)
 		}
@@ -87,17 +110,26 @@ func Run(ctx context.Context, s Step) Result {
 	finished := make(chan struct{})
 	go func() { all.Wait(); close(finished) }()
 
-	total := measure.NewInterval(s.Ops)
+	total := measure.NewInterval(len(s.Ops))
 	total.Start = start
+	iv := measure.NewInterval(len(s.Ops))
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	last := start
+	var dropped int64
 	emit := func(now time.Time) {
-		iv := measure.NewInterval(s.Ops)
+		iv.Reset()
 		iv.Start, iv.End = last, now
 		for _, r := range recorders {
 			r.Drain(iv)
 		}
+		for _, p := range pools {
+			d, b := p.counts()
+			iv.Dropped += d - p.reported
+			p.reported = d
+			iv.Backlog += b
+		}
+		dropped += iv.Dropped
 		last = now
 		total.Add(iv)
 		if s.Interval != nil {
@@ -117,7 +149,7 @@ func Run(ctx context.Context, s Step) Result {
 	end := time.Now()
 	emit(end)
 	total.End = end
-	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0)}
+	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0), Dropped: dropped}
 	for _, l := range lags {
 		res.Lag.Add(l)
 	}
@@ -133,22 +165,31 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 		if !ok {
 			return nil
 		}
+		var op measure.Op
 		var units int64
 		var err error
 		for attempt := 0; ; attempt++ {
-			units, err = w.Do(ctx, attempt)
+			op, units, err = w.Do(ctx, attempt)
 			if err == nil {
 				break
 			}
 			if ctx.Err() != nil {
 				return nil // interrupted, not failed
 			}
-			rec.Error(w.Op)
+			rec.Error(op)
 			if attempt >= retries {
 				return err
 			}
 		}
-		rec.Record(w.Op, time.Since(due), units)
+		rec.Record(op, time.Since(due), units)
 		t.N++
+	}
+}
+
+// Single adapts a worker that always does the same op type.
+func Single(op measure.Op, do func(ctx context.Context, attempt int) (units int64, err error)) DoFunc {
+	return func(ctx context.Context, attempt int) (measure.Op, int64, error) {
+		units, err := do(ctx, attempt)
+		return op, units, err
 	}
 }

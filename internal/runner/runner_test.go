@@ -14,6 +14,15 @@ import (
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
+// The op types every test step declares, and their indexes.
+var allOps = []measure.OpType{{Name: "insert"}, {Name: "delete"}, {Name: "query"}}
+
+const (
+	opInsert measure.Op = iota
+	opDelete
+	opQuery
+)
+
 var (
 	errBoom         = errors.New("boom")
 	errStillRunning = errors.New("still running long after the primary workers ended")
@@ -65,15 +74,15 @@ func TestConstantRateCatchesUp(t *testing.T) {
 		}
 		var starts []time.Time
 		res := runner.Run(t.Context(), runner.Step{
-			Ops: []measure.Op{measure.Insert},
+			Ops: allOps,
 			Workers: []runner.Worker{{
-				Name: "inserter", Op: measure.Insert, Primary: true,
+				Name: "inserter", Primary: true,
 				Schedule: runner.ConstantRate{PerSec: 10, Limit: 20},
-				Do: func(ctx context.Context, _ int) (int64, error) {
+				Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) {
 					starts = append(starts, time.Now())
 					time.Sleep(took(len(starts) - 1))
 					return 1, nil
-				},
+				}),
 			}},
 		})
 		if !res.Complete || res.Err != nil {
@@ -82,7 +91,7 @@ func TestConstantRateCatchesUp(t *testing.T) {
 		if len(starts) != 20 {
 			t.Fatalf("%d ops ran, want 20", len(starts))
 		}
-		if a := res.Total.Ops[measure.Insert]; a.Statements != 20 || a.Units != 20 || a.Errors != 0 {
+		if a := res.Total.Ops[opInsert]; a.Statements != 20 || a.Units != 20 || a.Errors != 0 {
 			t.Errorf("recorded %d statements, %d units, %d errors; want 20, 20, 0", a.Statements, a.Units, a.Errors)
 		}
 		// The last op is due at 1.9s and takes 10ms: the slow op 5 did not push it back.
@@ -124,8 +133,8 @@ func TestConstantRateCatchesUp(t *testing.T) {
 		for n := range want {
 			want[n] = latency(n)
 		}
-		assertLatencies(t, res.Total.Ops[measure.Insert], want)
-		if max := res.Total.Ops[measure.Insert].Hist.Max(); max < int64(450*time.Millisecond) {
+		assertLatencies(t, &res.Total.Ops[opInsert], want)
+		if max := res.Total.Ops[opInsert].Hist.Max(); max < int64(450*time.Millisecond) {
 			t.Errorf("max latency %v, want >= 450ms", time.Duration(max))
 		}
 	})
@@ -145,16 +154,16 @@ func TestClosedLoopLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				calls := make([]int64, len(tt.limits))
-				step := runner.Step{Ops: []measure.Op{measure.Insert}}
+				step := runner.Step{Ops: allOps}
 				for i, l := range tt.limits {
 					step.Workers = append(step.Workers, runner.Worker{
-						Name: fmt.Sprintf("inserter %d", i), Op: measure.Insert, Primary: true,
+						Name: fmt.Sprintf("inserter %d", i), Primary: true,
 						Schedule: runner.ClosedLoop{Limit: l},
-						Do: func(context.Context, int) (int64, error) {
+						Do: runner.Single(opInsert, func(context.Context, int) (int64, error) {
 							calls[i]++
 							time.Sleep(time.Millisecond)
 							return 3, nil
-						},
+						}),
 					})
 				}
 				res := runner.Run(t.Context(), step)
@@ -164,7 +173,7 @@ func TestClosedLoopLimit(t *testing.T) {
 				if !slices.Equal(calls, tt.limits) {
 					t.Errorf("ops per worker = %v, want %v", calls, tt.limits)
 				}
-				if a := res.Total.Ops[measure.Insert]; a.Statements != tt.ops || a.Units != 3*tt.ops {
+				if a := res.Total.Ops[opInsert]; a.Statements != tt.ops || a.Units != 3*tt.ops {
 					t.Errorf("recorded %d statements, %d units; want %d, %d", a.Statements, a.Units, tt.ops, 3*tt.ops)
 				}
 				// In a closed loop an op is due when it starts: every latency is the op's 1ms.
@@ -172,7 +181,7 @@ func TestClosedLoopLimit(t *testing.T) {
 				for i := range want {
 					want[i] = time.Millisecond
 				}
-				assertLatencies(t, res.Total.Ops[measure.Insert], want)
+				assertLatencies(t, &res.Total.Ops[opInsert], want)
 				if got := res.End.Sub(res.Start); got != tt.took {
 					t.Errorf("step took %v, want %v", got, tt.took)
 				}
@@ -205,28 +214,28 @@ func TestNonPrimaryWorkers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				step := runner.Step{Ops: []measure.Op{measure.Insert, measure.Query}}
+				step := runner.Step{Ops: allOps}
 				for i, n := range tt.primaries {
 					step.Workers = append(step.Workers, runner.Worker{
-						Name: fmt.Sprintf("inserter %d", i), Op: measure.Insert, Primary: true,
+						Name: fmt.Sprintf("inserter %d", i), Primary: true,
 						Schedule: runner.ClosedLoop{Limit: n},
-						Do: func(context.Context, int) (int64, error) {
+						Do: runner.Single(opInsert, func(context.Context, int) (int64, error) {
 							time.Sleep(100 * time.Millisecond)
 							return 1, nil
-						},
+						}),
 					})
 				}
 				otherOps := 0
 				step.Workers = append(step.Workers, runner.Worker{
-					Name: "other", Op: measure.Query, Schedule: tt.other,
-					Do: func(context.Context, int) (int64, error) {
+					Name: "other", Schedule: tt.other,
+					Do: runner.Single(opQuery, func(context.Context, int) (int64, error) {
 						otherOps++
 						if otherOps > 1000 {
 							return 0, errStillRunning
 						}
 						time.Sleep(tt.otherTook)
 						return 1, nil
-					},
+					}),
 				})
 				res := runner.Run(t.Context(), step)
 				if !res.Complete || res.Err != nil {
@@ -235,7 +244,7 @@ func TestNonPrimaryWorkers(t *testing.T) {
 				if otherOps != tt.otherOps {
 					t.Errorf("the non-primary worker ran %d ops, want %d", otherOps, tt.otherOps)
 				}
-				if got := res.Total.Ops[measure.Query].Statements; got != int64(tt.otherOps) {
+				if got := res.Total.Ops[opQuery].Statements; got != int64(tt.otherOps) {
 					t.Errorf("recorded %d queries, want %d", got, tt.otherOps)
 				}
 				if got := res.End.Sub(res.Start); got != tt.end {
@@ -280,18 +289,19 @@ func TestRetries(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var attempts []int
 				res := runner.Run(t.Context(), runner.Step{
+					Ops:     allOps,
 					Retries: tt.retries,
 					Workers: []runner.Worker{{
-						Name: "inserter 1 (table t1)", Op: measure.Insert, Primary: true,
+						Name: "inserter 1 (table t1)", Primary: true,
 						Schedule: runner.ClosedLoop{Limit: tt.ops},
-						Do: func(_ context.Context, attempt int) (int64, error) {
+						Do: runner.Single(opInsert, func(_ context.Context, attempt int) (int64, error) {
 							attempts = append(attempts, attempt)
 							time.Sleep(time.Millisecond)
 							if tt.fails(len(attempts) - 1) {
 								return 0, errBoom
 							}
 							return 1, nil
-						},
+						}),
 					}},
 				})
 				if !slices.Equal(attempts, tt.attempts) {
@@ -312,10 +322,7 @@ func TestRetries(t *testing.T) {
 						t.Errorf("Err = %q, want %q", res.Err, "inserter 1 (table t1): boom")
 					}
 				}
-				a := res.Total.Ops[measure.Insert]
-				if a == nil {
-					t.Fatal("no insert row")
-				}
+				a := res.Total.Ops[opInsert]
 				if a.Errors != tt.errors || a.Statements != tt.statements {
 					t.Errorf("recorded %d errors, %d statements; want %d, %d", a.Errors, a.Statements, tt.errors, tt.statements)
 				}
@@ -328,17 +335,18 @@ func TestFailureStopsOtherWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inserts := 0
 		res := runner.Run(t.Context(), runner.Step{
+			Ops: allOps,
 			Workers: []runner.Worker{
-				{Name: "inserter 1", Op: measure.Insert, Primary: true, Schedule: runner.ClosedLoop{},
-					Do: func(ctx context.Context, _ int) (int64, error) {
+				{Name: "inserter 1", Primary: true, Schedule: runner.ClosedLoop{},
+					Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) {
 						inserts++
 						return 1, sleep(ctx, 100*time.Millisecond)
-					}},
-				{Name: "deleter 1", Op: measure.Delete, Schedule: runner.ClosedLoop{Limit: 10},
-					Do: func(ctx context.Context, _ int) (int64, error) {
+					})},
+				{Name: "deleter 1", Schedule: runner.ClosedLoop{Limit: 10},
+					Do: runner.Single(opDelete, func(ctx context.Context, _ int) (int64, error) {
 						time.Sleep(250 * time.Millisecond)
 						return 0, errBoom
-					}},
+					})},
 			},
 		})
 		if res.Complete {
@@ -352,10 +360,10 @@ func TestFailureStopsOtherWorkers(t *testing.T) {
 		}
 		// Inserts at 0 and 100ms completed; the one from 200ms was interrupted, which is not an
 		// error of the inserter's.
-		if a := res.Total.Ops[measure.Insert]; inserts != 3 || a.Statements != 2 || a.Errors != 0 {
+		if a := res.Total.Ops[opInsert]; inserts != 3 || a.Statements != 2 || a.Errors != 0 {
 			t.Errorf("inserter: %d calls, %d statements, %d errors; want 3, 2, 0", inserts, a.Statements, a.Errors)
 		}
-		if a := res.Total.Ops[measure.Delete]; a.Statements != 0 || a.Errors != 1 {
+		if a := res.Total.Ops[opDelete]; a.Statements != 0 || a.Errors != 1 {
 			t.Errorf("deleter: %d statements, %d errors; want 0, 1", a.Statements, a.Errors)
 		}
 	})
@@ -397,11 +405,11 @@ func TestCancel(t *testing.T) {
 					time.AfterFunc(tt.cancelAt, func() { cancel(tt.cause) })
 				}
 				res := runner.Run(ctx, runner.Step{
-					Ops:     []measure.Op{measure.Insert},
+					Ops:     allOps,
 					Retries: 3,
 					Workers: []runner.Worker{{
-						Name: "w", Op: measure.Insert, Primary: true, Schedule: tt.schedule,
-						Do: func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, tt.took) },
+						Name: "w", Primary: true, Schedule: tt.schedule,
+						Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, tt.took) }),
 					}},
 				})
 				if res.Complete {
@@ -414,7 +422,7 @@ func TestCancel(t *testing.T) {
 				if !errors.Is(res.Err, want) {
 					t.Errorf("Err = %v, want %v", res.Err, want)
 				}
-				a := res.Total.Ops[measure.Insert]
+				a := res.Total.Ops[opInsert]
 				if a.Statements != tt.statements || a.Errors != 0 {
 					t.Errorf("recorded %d statements, %d errors; want %d, 0 (an interrupted op is not a failure)",
 						a.Statements, a.Errors, tt.statements)
@@ -464,15 +472,16 @@ func TestIntervals(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var ivs []*measure.Interval
 				res := runner.Run(t.Context(), runner.Step{
-					Ops:      []measure.Op{measure.Insert, measure.Query},
-					Tick:     tt.tick,
-					Interval: func(iv *measure.Interval) { ivs = append(ivs, iv) },
+					Ops:  allOps,
+					Tick: tt.tick,
+					// The runner reuses its interval: keep a copy.
+					Interval: func(iv *measure.Interval) { c := measure.NewInterval(len(allOps)); c.Add(iv); ivs = append(ivs, c) },
 					Workers: []runner.Worker{{
-						Name: "w", Op: measure.Insert, Primary: true, Schedule: runner.ClosedLoop{Limit: tt.ops},
-						Do: func(context.Context, int) (int64, error) {
+						Name: "w", Primary: true, Schedule: runner.ClosedLoop{Limit: tt.ops},
+						Do: runner.Single(opInsert, func(context.Context, int) (int64, error) {
 							time.Sleep(tt.took)
 							return 2, nil
-						},
+						}),
 					}},
 				})
 				if !res.Complete {
@@ -481,11 +490,11 @@ func TestIntervals(t *testing.T) {
 				var got []row
 				var units, statements int64
 				for _, iv := range ivs {
-					a := iv.Ops[measure.Insert]
+					a := iv.Ops[opInsert]
 					got = append(got, row{iv.Start.Sub(res.Start), iv.End.Sub(res.Start), a.Units})
 					units += a.Units
 					statements += a.Statements
-					if q := iv.Ops[measure.Query]; q == nil || q.Units != 0 || q.Statements != 0 {
+					if q := iv.Ops[opQuery]; q.Units != 0 || q.Statements != 0 {
 						t.Errorf("interval [%v, %v]: query row %+v, want an empty row (queries are expected)",
 							iv.Start.Sub(res.Start), iv.End.Sub(res.Start), q)
 					}
@@ -493,7 +502,7 @@ func TestIntervals(t *testing.T) {
 				if !slices.Equal(got, tt.want) {
 					t.Errorf("intervals (start, end, units) = %v\nwant %v", got, tt.want)
 				}
-				total := res.Total.Ops[measure.Insert]
+				total := res.Total.Ops[opInsert]
 				if units != total.Units || statements != total.Statements || total.Units != 2*tt.ops {
 					t.Errorf("intervals sum to %d units, %d statements; total has %d, %d; want %d, %d",
 						units, statements, total.Units, total.Statements, 2*tt.ops, tt.ops)
@@ -515,14 +524,14 @@ func TestLastOpAtTick(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var sum int64
 			res := runner.Run(t.Context(), runner.Step{
-				Ops:      []measure.Op{measure.Insert},
-				Interval: func(iv *measure.Interval) { sum += iv.Ops[measure.Insert].Statements },
+				Ops:      allOps,
+				Interval: func(iv *measure.Interval) { sum += iv.Ops[opInsert].Statements },
 				Workers: []runner.Worker{{
-					Name: "w", Op: measure.Insert, Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
-					Do: func(context.Context, int) (int64, error) { time.Sleep(time.Second); return 1, nil },
+					Name: "w", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+					Do: runner.Single(opInsert, func(context.Context, int) (int64, error) { time.Sleep(time.Second); return 1, nil }),
 				}},
 			})
-			if got := res.Total.Ops[measure.Insert].Statements; got != 1 || sum != 1 {
+			if got := res.Total.Ops[opInsert].Statements; got != 1 || sum != 1 {
 				t.Fatalf("run %d: total has %d statements, the intervals %d; want 1, 1", i, got, sum)
 			}
 		})
@@ -556,7 +565,7 @@ func TestProcessCPU(t *testing.T) {
 // across all workers; ops/s/core is operations a second per core.
 func BenchmarkRunnerNoop(b *testing.B) {
 	procs := runtime.GOMAXPROCS(0)
-	step := runner.Step{Ops: []measure.Op{measure.Insert}}
+	step := runner.Step{Ops: allOps}
 	// b.N ops in all, the remainder spread one each over the first workers, so that ns/op is
 	// exact; a worker with no ops would have Limit 0, which means no limit.
 	for i := range procs {
@@ -568,9 +577,9 @@ func BenchmarkRunnerNoop(b *testing.B) {
 			continue
 		}
 		step.Workers = append(step.Workers, runner.Worker{
-			Name: fmt.Sprintf("noop %d", i), Op: measure.Insert, Primary: true,
+			Name: fmt.Sprintf("noop %d", i), Primary: true,
 			Schedule: runner.ClosedLoop{Limit: n},
-			Do:       func(context.Context, int) (int64, error) { return 1, nil },
+			Do:       runner.Single(opInsert, func(context.Context, int) (int64, error) { return 1, nil }),
 		})
 	}
 	b.ReportAllocs()
@@ -580,7 +589,7 @@ func BenchmarkRunnerNoop(b *testing.B) {
 	if !res.Complete {
 		b.Fatal(res.Err)
 	}
-	ops := res.Total.Ops[measure.Insert].Statements
+	ops := res.Total.Ops[opInsert].Statements
 	if ops != int64(b.N) {
 		b.Fatalf("ran %d ops, want %d", ops, b.N)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
@@ -107,18 +106,18 @@ func TestGatedLatency(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				waits := 0
 				res := runner.Run(t.Context(), runner.Step{
-					Ops: []measure.Op{measure.Insert},
+					Ops: allOps,
 					Workers: []runner.Worker{{
-						Name: "gated", Op: measure.Insert, Primary: true,
+						Name: "gated", Primary: true,
 						Schedule: runner.Gated{Schedule: tt.schedule, Wait: func(ctx context.Context) bool {
 							waits++
 							time.Sleep(150 * time.Millisecond)
 							return true
 						}},
-						Do: func(ctx context.Context, _ int) (int64, error) {
+						Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) {
 							time.Sleep(10 * time.Millisecond)
 							return 1, nil
-						},
+						}),
 					}},
 				})
 				if !res.Complete || res.Err != nil {
@@ -127,7 +126,7 @@ func TestGatedLatency(t *testing.T) {
 				if got := res.End.Sub(res.Start); got != tt.end {
 					t.Errorf("step took %v, want %v", got, tt.end)
 				}
-				assertLatencies(t, res.Total.Ops[measure.Insert], tt.latencies)
+				assertLatencies(t, &res.Total.Ops[opInsert], tt.latencies)
 				// The third call waits, then finds the schedule done: the gate is asked first.
 				if waits != 3 {
 					t.Errorf("Wait called %d times, want 3", waits)
@@ -186,14 +185,15 @@ func TestOnDone(t *testing.T) {
 				var done int
 				var ops, opsAtDone int64
 				res := runner.Run(t.Context(), runner.Step{
+					Ops: allOps,
 					Workers: []runner.Worker{{
-						Name: "w", Op: measure.Insert, Primary: true,
+						Name: "w", Primary: true,
 						Schedule: runner.OnDone{Schedule: tt.schedule, Done: func() { done++; opsAtDone = ops }},
-						Do: func(context.Context, int) (int64, error) {
+						Do: runner.Single(opInsert, func(context.Context, int) (int64, error) {
 							ops++
 							time.Sleep(time.Millisecond)
 							return 1, nil
-						},
+						}),
 					}},
 				})
 				if !res.Complete {
@@ -242,19 +242,20 @@ func TestConstantRateStopsWhenOverdue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var queries int
 		res := runner.Run(t.Context(), runner.Step{
+			Ops: allOps,
 			Workers: []runner.Worker{
-				{Name: "primary", Op: measure.Insert, Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
-					Do: func(context.Context, int) (int64, error) { time.Sleep(900 * time.Millisecond); return 1, nil }},
+				{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+					Do: runner.Single(opInsert, func(context.Context, int) (int64, error) { time.Sleep(900 * time.Millisecond); return 1, nil })},
 				// 10/s asked, but each query takes 200ms: always overdue.
-				{Name: "querier", Op: measure.Query, Schedule: runner.ConstantRate{PerSec: 10},
-					Do: func(context.Context, int) (int64, error) {
+				{Name: "querier", Schedule: runner.ConstantRate{PerSec: 10},
+					Do: runner.Single(opQuery, func(context.Context, int) (int64, error) {
 						queries++
 						if queries > 100 {
 							return 0, errStillRunning
 						}
 						time.Sleep(200 * time.Millisecond)
 						return 1, nil
-					}},
+					})},
 			},
 		})
 		if !res.Complete {

@@ -13,37 +13,35 @@ import (
 	"github.com/dbperf/dbperf/internal/workload"
 )
 
-// opLetter abbreviates op types in the live line the way the Insert Benchmark does (i, d, q).
-var opLetter = [measure.NumOps]string{"i", "d", "q", "x", "s"}
-
-// liveLine prints one line a second with the reference's columns: interval and total rates,
-// the interval's max latency (µs), totals and errors per op type, then progress.
+// liveLine prints one line a second with the Insert Benchmark's columns, for whatever op types
+// the step declared: interval and total rates, the interval's max latency (µs), totals and
+// errors per op type (by its abbreviation: i_ips, max_i), then progress.
 type liveLine struct {
 	out      io.Writer
-	ops      []measure.Op
+	ops      []measure.OpType
 	progress measure.Op
 	total    int64
 	start    time.Time
-	done     [measure.NumOps]int64
-	errs     [measure.NumOps]int64
-	n        int
+	done     []int64
+	errs     []int64
 }
 
 func newLiveLine(out io.Writer, step string, plan *workload.StepPlan) *liveLine {
-	l := &liveLine{out: out, ops: plan.Step.Ops, progress: plan.Progress, total: plan.Total}
+	l := &liveLine{out: out, ops: plan.Step.Ops, progress: plan.Progress, total: plan.Total,
+		done: make([]int64, len(plan.Step.Ops)), errs: make([]int64, len(plan.Step.Ops))}
 	var h []string
 	h = append(h, "i_sec", "t_sec")
 	for _, o := range l.ops {
-		h = append(h, "i_"+opLetter[o]+"ps", "t_"+opLetter[o]+"ps")
+		h = append(h, "i_"+o.Short()+"ps", "t_"+o.Short()+"ps")
 	}
 	for _, o := range l.ops {
-		h = append(h, "max_"+opLetter[o])
+		h = append(h, "max_"+o.Short())
 	}
 	for _, o := range l.ops {
-		h = append(h, "t_"+o.String())
+		h = append(h, "t_"+o.Name)
 	}
 	for _, o := range l.ops {
-		h = append(h, "retry_"+opLetter[o])
+		h = append(h, "retry_"+o.Short())
 	}
 	h = append(h, "pct", "left")
 	fmt.Fprintf(out, "== step %s\n", step)
@@ -68,18 +66,18 @@ func (l *liveLine) print(iv *measure.Interval) {
 	}
 	elapsed := iv.End.Sub(l.start).Seconds()
 	cols := []string{fmt.Sprintf("%.1f", iv.Seconds()), fmt.Sprintf("%.1f", elapsed)}
-	for _, o := range l.ops {
+	for o := range l.ops {
 		l.done[o] += iv.Ops[o].Units
 		l.errs[o] += iv.Ops[o].Errors
-		cols = append(cols, fmt.Sprintf("%.0f", iv.PerSec(o)), fmt.Sprintf("%.0f", float64(l.done[o])/elapsed))
+		cols = append(cols, fmt.Sprintf("%.0f", iv.PerSec(measure.Op(o))), fmt.Sprintf("%.0f", float64(l.done[o])/elapsed))
 	}
-	for _, o := range l.ops {
+	for o := range l.ops {
 		cols = append(cols, fmt.Sprintf("%.0f", measure.Micros(iv.Ops[o].Hist.Max())))
 	}
-	for _, o := range l.ops {
+	for o := range l.ops {
 		cols = append(cols, fmt.Sprint(l.done[o]))
 	}
-	for _, o := range l.ops {
+	for o := range l.ops {
 		cols = append(cols, fmt.Sprint(l.errs[o]))
 	}
 	pct, left := "-", "-"
@@ -96,7 +94,7 @@ func (l *liveLine) print(iv *measure.Interval) {
 
 // printSummary prints the end-of-step figures: counts, rates and latency percentiles per op
 // type, the reference's latency histogram, the workload's own figures and the check.
-func printSummary(out io.Writer, s archive.Step) {
+func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string) {
 	state := "done"
 	if !s.Complete {
 		state = "NOT complete"
@@ -105,13 +103,13 @@ func printSummary(out io.Writer, s archive.Step) {
 		s.Step, state, s.Seconds, s.ClientCPUSec, s.ClientCPUUserSec, s.ClientCPUSystemSec, s.ClientCPUUsPerOp)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\tcount\tper_sec\tp50_us\tp90_us\tp99_us\tp99.9_us\tp99.99_us\tmax_us\terrors\t")
-	for _, name := range s.OpNames() {
+	for _, name := range ops {
 		o := s.Ops[name]
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t\n",
 			name, o.Count, o.PerSec, o.P50Us, o.P90Us, o.P99Us, o.P999Us, o.P9999Us, o.MaxUs, o.Errors)
 	}
 	tw.Flush()
-	for _, name := range s.OpNames() {
+	for _, name := range ops {
 		var b strings.Builder
 		for _, bk := range s.Ops[name].Buckets {
 			if bk.UpTo == "more" {
@@ -131,9 +129,9 @@ func printSummary(out io.Writer, s archive.Step) {
 		for _, k := range keys {
 			fmt.Fprintf(out, "   %s: %v\n", k, s.Workload[k])
 		}
-		if met, ok := s.Workload["insert_target_met"].(bool); ok && !met {
-			fmt.Fprintf(out, "   WARNING: the insert rate is below 95%% of the target: query figures of this step are not comparable\n")
-		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(out, "   WARNING: %s\n", w)
 	}
 	if h := s.Host; h != nil {
 		printHost(out, h)

@@ -88,28 +88,25 @@ func (s *Session) step(ctx context.Context, name string) error {
 	var writeErr error
 	var seconds []measure.Second // for stall detection and the monitor's p50/p99 of rates
 	plan.Step.Tick = s.Tick
+	if mon != nil {
+		plan.Step.Begin = func(start time.Time) { mon.Start(ctx, start) }
+	}
 	plan.Step.Interval = func(iv *measure.Interval) {
+		if mon != nil {
+			mon.Tick(iv.End) // first: the monitor samples as close to the boundary as it can
+		}
 		if err := w.Interval(iv); err != nil && writeErr == nil {
 			writeErr = err
 		}
-		if mon != nil {
-			mon.Sample(ctx, iv.End)
-		}
-		var worst int64
-		for _, o := range iv.Ops {
-			if o != nil {
-				worst = max(worst, o.Hist.Max())
-			}
-		}
-		seconds = append(seconds, measure.Second{T: w.TSec(iv.End), Seconds: iv.Seconds(), Rate: iv.PerSec(plan.PerOp), MaxLatency: time.Duration(worst)})
+		seconds = append(seconds, measure.Second{T: w.TSec(iv.End), Seconds: iv.Seconds(), Rate: iv.PerSec(plan.Main), MaxLatency: iv.MaxLatency()})
 		live.print(iv)
 	}
 	res := runner.Run(ctx, plan.Step)
 
-	sum := summarize(name, plan, res)
+	sum, warnings := summarize(name, plan, res)
 	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
 	// an index build or a settle is a few long operations, whose rate and latency say nothing.
-	if main := res.Total.Ops[plan.PerOp]; main != nil && float64(main.Statements) >= 10*res.End.Sub(res.Start).Seconds() {
+	if main := res.Total.Ops[plan.Main]; float64(main.Statements) >= 10*res.End.Sub(res.Start).Seconds() {
 		stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
 		sum.Stalls = &stalls
 	}
@@ -151,7 +148,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 	if err := s.Dir.WriteMeta(); err != nil && stepErr == nil {
 		stepErr = err
 	}
-	printSummary(s.Out, sum)
+	printSummary(s.Out, sum, opNames(plan.Step.Ops), warnings)
 	switch {
 	case ctx.Err() != nil:
 		return ErrInterrupted
@@ -161,32 +158,40 @@ func (s *Session) step(ctx context.Context, name string) error {
 	return nil
 }
 
-// summarize turns a runner result into the step's summary.json.
-func summarize(name string, plan *workload.StepPlan, res runner.Result) archive.Step {
+// summarize turns a runner result into the step's summary.json, and the workload's warnings.
+func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive.Step, []string) {
 	secs := res.End.Sub(res.Start).Seconds()
 	sum := archive.Step{
 		Step: name, Complete: res.Complete, Start: res.Start, End: res.End,
-		Seconds:            round3(secs),
+		Seconds:            measure.Round(secs, 3),
 		Ops:                map[string]measure.OpSummary{},
-		ClientCPUSec:       round3(res.CPU.Total().Seconds()),
-		ClientCPUUserSec:   round3(res.CPU.User.Seconds()),
-		ClientCPUSystemSec: round3(res.CPU.System.Seconds()),
+		ClientCPUSec:       measure.Round(res.CPU.Total().Seconds(), 3),
+		ClientCPUUserSec:   measure.Round(res.CPU.User.Seconds(), 3),
+		ClientCPUSystemSec: measure.Round(res.CPU.System.Seconds(), 3),
 	}
-	for _, o := range plan.Step.Ops {
-		a := res.Total.Ops[o]
-		sum.Ops[o.String()] = measure.Summarize(a, secs)
+	for o, op := range plan.Step.Ops {
+		a := &res.Total.Ops[o]
+		sum.Ops[op.Name] = measure.Summarize(a, secs)
 		sum.Errors += a.Errors
 	}
-	if units := res.Total.Ops[plan.PerOp]; units != nil && units.Units > 0 {
-		sum.ClientCPUUsPerOp = round3(float64(res.CPU.Total().Microseconds()) / float64(units.Units))
+	if units := res.Total.Ops[plan.Main].Units; units > 0 {
+		sum.ClientCPUUsPerOp = measure.Round(float64(res.CPU.Total().Microseconds())/float64(units), 3)
 	}
+	var warnings []string
 	if plan.Extra != nil {
-		sum.Workload = plan.Extra(res)
+		sum.Workload, warnings = plan.Extra(res)
 	}
-	return sum
+	return sum, warnings
 }
 
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+// opNames are the names of a step's op types, in order.
+func opNames(ops []measure.OpType) []string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		names[i] = o.Name
+	}
+	return names
+}
 
 // totals are what the monitor divides by; the per-second rates are those of full-length
 // intervals (the last, partial one is too noisy).
@@ -198,14 +203,11 @@ func totals(plan *workload.StepPlan, res runner.Result, seconds []measure.Second
 		}
 	}
 	units := func(o measure.Op) float64 {
-		if a := res.Total.Ops[o]; a != nil {
-			return float64(a.Units)
+		if o == workload.None {
+			return 0
 		}
-		return 0
+		return float64(res.Total.Ops[o].Units)
 	}
-	t := monitor.Totals{Inserts: units(measure.Insert), Queries: units(measure.Query), MainOps: units(plan.PerOp), Rates: rates, Lag: res.Lag}
-	if a := res.Total.Ops[plan.PerOp]; a != nil {
-		t.MaxOpUs = measure.Micros(a.Hist.Max())
-	}
-	return t
+	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: units(plan.Main), Rates: rates, Lag: res.Lag,
+		MaxOpUs: measure.Micros(res.Total.Ops[plan.Main].Hist.Max())}
 }

@@ -1,27 +1,37 @@
 // Package workload defines what a reference workload gives the rest of dbperf: its steps, each as
-// a runner.Step plus what it adds to the step's summary, and a check of the database after each.
-// Workloads never time anything and never print.
+// a runner.Step plus what it adds to the step's summary, a check of the database after each, and
+// a declaration of its operation types and figures, from which the live line, the archive and
+// the reports are built. Workloads never time anything and never print.
 package workload
 
 import (
 	"context"
 
+	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
-// StepPlan is one step, ready to run.
+// None marks a StepPlan op field that the step does not have.
+const None measure.Op = -1
+
+// StepPlan is one step, ready to run. Its op fields index Step.Ops.
 type StepPlan struct {
 	Step runner.Step
 	// Progress is the op type whose units measure progress and how many units the step must do,
 	// for the live percentage and time left (Total 0: unknown).
 	Progress measure.Op
 	Total    int64
-	// PerOp is the op type whose units per-operation costs are divided by: rows inserted on load
-	// steps, queries on query steps (as the reference's reports do).
-	PerOp measure.Op
-	// Extra, if set, returns step-specific figures for summary.json once the step has run.
-	Extra func(res runner.Result) map[string]any
+	// Main is the step's main op type: per-operation costs divide by its units (rows inserted on
+	// load steps, queries on query steps, as the Insert Benchmark's reports do), and stalls are
+	// judged on its rate.
+	Main measure.Op
+	// Write is the op type whose units per-write host figures (writes and KB written per unit)
+	// divide by, or None; Read likewise for the read rate, or None.
+	Write, Read measure.Op
+	// Extra, if set, returns step-specific figures for summary.json once the step has run, and
+	// warnings to print with them.
+	Extra func(res runner.Result) (figures map[string]any, warnings []string)
 	// Close releases the step's connections.
 	Close func() error
 }
@@ -36,4 +46,6 @@ type Workload interface {
 	Verify(ctx context.Context, step string) ([]string, error)
 	// Settings describes the workload's configuration for run.json.
 	Settings() map[string]any
+	// Figures declares the workload's op types and figures for run.json and the reports.
+	Figures() archive.Figures
 }

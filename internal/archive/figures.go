@@ -1,0 +1,109 @@
+package archive
+
+import "github.com/dbperf/dbperf/internal/measure"
+
+// Figures is what a workload declares about its operations and figures. It is stored in run.json,
+// so that the live line, summary, compare and the HTML report are built from the archive alone,
+// with no knowledge of any workload.
+type Figures struct {
+	// Ops are every op type the workload's steps may record, in display order.
+	Ops []measure.OpType `json:"ops"`
+	// Columns are the workload's own figures in summary and compare, in order.
+	Columns []Column `json:"columns"`
+	// Gate, if set, is a condition of some steps without which their gated figures do not
+	// compare with another run's.
+	Gate *Gate `json:"gate,omitempty"`
+}
+
+// Direction says whether a higher value of a figure is better or worse.
+type Direction string
+
+// The directions of figures.
+const (
+	HigherIsBetter Direction = "higher"
+	LowerIsBetter  Direction = "lower"
+)
+
+// The statistics of an op type a Column may show, as read from summary.json's ops.
+const (
+	StatPerSec = "per_sec"
+	StatP50    = "p50"
+	StatP99    = "p99"
+	StatP999   = "p99.9"
+	StatMax    = "max"
+)
+
+// Column is one figure of an op type: a rate or a latency percentile.
+type Column struct {
+	Name    string    `json:"name"` // e.g. "ips", "q_p99"
+	Op      string    `json:"op"`
+	Stat    string    `json:"stat"`
+	Better  Direction `json:"better"`
+	Summary bool      `json:"summary,omitempty"` // a column of `dbperf summary`
+	Compare bool      `json:"compare,omitempty"` // a row of `dbperf compare`
+	Gated   bool      `json:"gated,omitempty"`   // not comparable when the step's gate fails
+}
+
+// Value reads the column's figure from a step; ok is false when the step lacks it (a latency
+// of an op that ran no statement).
+func (c Column) Value(s Step) (float64, bool) {
+	o, found := s.Ops[c.Op]
+	if !found {
+		return 0, false
+	}
+	if c.Stat == StatPerSec {
+		return o.PerSec, true
+	}
+	if o.Statements == 0 {
+		return 0, false
+	}
+	switch c.Stat {
+	case StatP50:
+		return o.P50Us, true
+	case StatP99:
+		return o.P99Us, true
+	case StatP999:
+		return o.P999Us, true
+	case StatMax:
+		return o.MaxUs, true
+	}
+	return 0, false
+}
+
+// Gate is a pass/fail condition of a step, read from its workload figures: the Insert
+// Benchmark's q steps must hold 95% of their insert rate for their query figures to compare.
+type Gate struct {
+	Column   string `json:"column"`   // the summary column showing achieved/target, e.g. "i_target"
+	Met      string `json:"met"`      // key of a bool: the condition held
+	Achieved string `json:"achieved"` // key of the achieved value
+	Target   string `json:"target"`   // key of the target value
+}
+
+// Applies tells whether the step has the gate's condition.
+func (g *Gate) Applies(s Step) bool {
+	if g == nil {
+		return false
+	}
+	_, found := s.Workload[g.Met].(bool)
+	return found
+}
+
+// Failed tells whether the step has the condition and missed it.
+func (g *Gate) Failed(s Step) bool {
+	if g == nil {
+		return false
+	}
+	met, found := s.Workload[g.Met].(bool)
+	return found && !met
+}
+
+// OpNames are the step's op names in the declared order.
+func (f Figures) OpNames(s Step) []string {
+	var names []string
+	for _, o := range f.Ops {
+		if _, ok := s.Ops[o.Name]; ok {
+			names = append(names, o.Name)
+		}
+	}
+	return names
+}

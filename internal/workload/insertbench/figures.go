@@ -1,0 +1,51 @@
+package insertbench
+
+import (
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// The Insert Benchmark's op types, with the reference's one-letter abbreviations (i_ips, max_q).
+var (
+	opInsert = measure.OpType{Name: "insert", Unit: "rows", Abbrev: "i"}
+	opDelete = measure.OpType{Name: "delete", Unit: "rows", Abbrev: "d"}
+	opQuery  = measure.OpType{Name: "query", Unit: "queries", Abbrev: "q"}
+	opIndex  = measure.OpType{Name: "index", Unit: "rows", Abbrev: "x"}
+	opSettle = measure.OpType{Name: "settle", Unit: "tables", Abbrev: "s"}
+)
+
+// Keys of the q steps' figures in summary.json: the inserts' target and achieved rates (rows a
+// second, all clients) and whether they held 95% of the target.
+const (
+	keyTarget   = "insert_target_per_sec"
+	keyAchieved = "insert_achieved_per_sec"
+	keyMet      = "insert_target_met"
+)
+
+// Figures implements workload.Workload: the reference's summary figures. Query figures of a q
+// step whose inserts missed 95% of their target are not comparable (the reference's rule: the
+// DBMS did less write work than the other's).
+func (b *Bench) Figures() archive.Figures {
+	col := func(name, op, stat string, better archive.Direction, compare, gated bool) archive.Column {
+		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare, Gated: gated}
+	}
+	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
+	return archive.Figures{
+		Ops: []measure.OpType{opInsert, opDelete, opQuery, opIndex, opSettle},
+		Columns: []archive.Column{
+			col("ips", "insert", archive.StatPerSec, hi, true, false),
+			col("dps", "delete", archive.StatPerSec, hi, true, false),
+			col("qps", "query", archive.StatPerSec, hi, true, true),
+			col("xps", "index", archive.StatPerSec, hi, true, false),
+			col("i_p50", "insert", archive.StatP50, lo, false, false),
+			col("i_p99", "insert", archive.StatP99, lo, true, false),
+			col("i_max", "insert", archive.StatMax, lo, false, false),
+			col("d_p99", "delete", archive.StatP99, lo, false, false),
+			col("q_p50", "query", archive.StatP50, lo, true, true),
+			col("q_p99", "query", archive.StatP99, lo, true, true),
+			col("q_p99.9", "query", archive.StatP999, lo, true, true),
+			col("q_max", "query", archive.StatMax, lo, false, true),
+		},
+		Gate: &archive.Gate{Column: "i_target", Met: keyMet, Achieved: keyAchieved, Target: keyTarget},
+	}
+}
