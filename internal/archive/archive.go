@@ -193,6 +193,9 @@ func Read(path string) (Run, []Step, error) {
 	if err := json.Unmarshal(b, &meta); err != nil {
 		return meta, nil, fmt.Errorf("%s/run.json: %w", path, err)
 	}
+	if len(meta.Figures.Ops) == 0 { // archived before run.json carried the declaration
+		meta.Figures = declared[meta.Workload]
+	}
 	var steps []Step
 	for _, s := range meta.Steps {
 		var st Step

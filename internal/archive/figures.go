@@ -15,6 +15,13 @@ type Figures struct {
 	Gate *Gate `json:"gate,omitempty"`
 }
 
+// declared are the workloads' declarations by workload name (run.json's "workload"), for runs
+// archived before run.json carried its figures.
+var declared = map[string]Figures{}
+
+// Declare registers a workload's declaration under its name; each workload calls it from init.
+func Declare(workload string, f Figures) { declared[workload] = f }
+
 // Direction says whether a higher value of a figure is better or worse.
 type Direction string
 

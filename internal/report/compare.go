@@ -7,29 +7,14 @@ import (
 	"github.com/dbperf/dbperf/internal/archive"
 )
 
-// figure is one row kind of CompareTable: how to read it from a step, and how to print it.
+// figure is one row kind of CompareTable: how to read it from a step, how to print it, and
+// which direction is better.
 type figure struct {
 	name   string
 	format string
-	query  bool // a query figure: not comparable when the run missed its q step's insert target
+	better archive.Direction
+	gated  bool // not comparable when the run missed its step's gate
 	value  func(s archive.Step) (float64, bool)
-}
-
-func opRate(op string) func(archive.Step) (float64, bool) {
-	return func(s archive.Step) (float64, bool) {
-		o, found := s.Ops[op]
-		return o.PerSec, found
-	}
-}
-
-func opLatency(op string, pick func(p50, p99, p999 float64) float64) func(archive.Step) (float64, bool) {
-	return func(s archive.Step) (float64, bool) {
-		o, found := s.Ops[op]
-		if !found || o.Statements == 0 {
-			return 0, false
-		}
-		return pick(o.P50Us, o.P99Us, o.P999Us), true
-	}
 }
 
 func hostFigure(get func(h *archive.HostSummary) *float64) func(archive.Step) (float64, bool) {
@@ -45,29 +30,32 @@ func hostFigure(get func(h *archive.HostSummary) *float64) func(archive.Step) (f
 	}
 }
 
-// compareFigures are the rows of a step in CompareTable, in this order.
-var compareFigures = []figure{
-	{"ips", "%.0f", false, opRate("insert")},
-	{"dps", "%.0f", false, opRate("delete")},
-	{"qps", "%.0f", true, opRate("query")},
-	{"xps", "%.0f", false, opRate("index")},
-	{"i_p99", "%.0f", false, opLatency("insert", func(_, p99, _ float64) float64 { return p99 })},
-	{"q_p50", "%.0f", true, opLatency("query", func(p50, _, _ float64) float64 { return p50 })},
-	{"q_p99", "%.0f", true, opLatency("query", func(_, p99, _ float64) float64 { return p99 })},
-	{"q_p99.9", "%.0f", true, opLatency("query", func(_, _, p999 float64) float64 { return p999 })},
-	{"cpupq", "%.1f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.CPUPQ })},
-	{"rkbpq", "%.3f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RKBPQ })},
-	{"wkbpi", "%.3f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.WKBPI })},
-	{"dbms_cpupq", "%.1f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBMSCPUPQ })},
-	{"client_cpupq", "%.1f", false, hostFigure(func(h *archive.HostSummary) *float64 { return &h.ClientCPUPQ })},
-	{"rss", "%.3f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RSS })},
-	{"dbgb1", "%.3f", false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBGB1 })},
-	{"stalls", "%.0f", false, func(s archive.Step) (float64, bool) {
+// hostFigures are the monitor's rows of CompareTable, after the workload's: costs per operation,
+// memory, size and stalls, for all of which less is better.
+var hostFigures = []figure{
+	{"cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.CPUPQ })},
+	{"rkbpq", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RKBPQ })},
+	{"wkbpi", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.WKBPI })},
+	{"dbms_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBMSCPUPQ })},
+	{"client_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return &h.ClientCPUPQ })},
+	{"rss", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RSS })},
+	{"dbgb1", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBGB1 })},
+	{"stalls", "%.0f", archive.LowerIsBetter, false, func(s archive.Step) (float64, bool) {
 		if s.Stalls == nil {
 			return 0, false
 		}
 		return float64(s.Stalls.Count), true
 	}},
+}
+
+// compareFigures are the rows of a step in CompareTable: the workloads' declared figures, then
+// the monitor's.
+func compareFigures(runs []Run) []figure {
+	var figs []figure
+	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Compare }) {
+		figs = append(figs, figure{name: c.Name, format: "%.0f", better: c.Better, gated: c.Gated, value: c.Value})
+	}
+	return append(figs, hostFigures...)
 }
 
 // runName is a run's name, or its path when it has none.
@@ -88,28 +76,9 @@ func findStep(r Run, name string) (archive.Step, bool) {
 	return archive.Step{}, false
 }
 
-// missedTarget tells whether a q step did not sustain 95% of its target insert rate.
-func missedTarget(s archive.Step) bool {
-	met, found := s.Workload["insert_target_met"].(bool)
-	return found && !met
-}
-
-// isQStep tells whether the base's step or a run's step of that name has an insert target.
-func isQStep(base archive.Step, steps []archive.Step, has []bool) bool {
-	if _, q := base.Workload["insert_target_met"].(bool); q {
-		return true
-	}
-	for i, s := range steps {
-		if _, q := s.Workload["insert_target_met"].(bool); q && has[i] {
-			return true
-		}
-	}
-	return false
-}
-
-// ratio formats v/base and marks it against LowRatio and HighRatio. A zero base gives "1.00"
-// for a zero value and "inf" (high) otherwise.
-func ratio(v, base float64) (string, Mark) {
+// ratio formats v/base and marks it against LowRatio and HighRatio, better or worse by the
+// figure's direction. A zero base gives "1.00" for a zero value and "inf" (high) otherwise.
+func ratio(v, base float64, better archive.Direction) (string, Mark) {
 	var r float64
 	switch {
 	case base == 0 && v == 0:
@@ -120,11 +89,15 @@ func ratio(v, base float64) (string, Mark) {
 		r = v / base
 	}
 	m := MarkNone
+	higher, lower := MarkBetter, MarkWorse
+	if better == archive.LowerIsBetter {
+		higher, lower = MarkWorse, MarkBetter
+	}
 	switch {
 	case r < LowRatio:
-		m = MarkLow
+		m = lower
 	case r > HighRatio:
-		m = MarkHigh
+		m = higher
 	}
 	if math.IsInf(r, 1) {
 		return "inf", m
@@ -134,36 +107,39 @@ func ratio(v, base float64) (string, Mark) {
 
 // CompareTable compares runs with a base, figure by figure. It has one row per step of the base
 // (in the base's order) and figure that the base or a run has: step, figure, the base's value,
-// then per run its value and its ratio to the base's value. Ratios below LowRatio are marked
-// MarkLow, above HighRatio MarkHigh. A figure or step missing in a run shows "-" as value and
-// ratio. A q step (one whose workload has insert_target_met) starts with a row i_target: every
-// run's achieved/target insert rate ("!" when below 95%), ratio cells empty; and when the base or a run missed
-// its target the ratios of its query figures (qps, q_*) read NotComparable and are marked
-// MarkNotComparable; a base that missed it has its own query values marked too.
+// then per run its value and its ratio to the base's value. Ratios outside [LowRatio, HighRatio]
+// are marked MarkBetter or MarkWorse by the figure's direction. A figure or step missing in a
+// run shows "-" as value and ratio. A step with a gate (the Insert Benchmark's q steps: 95% of
+// the insert target) starts with the gate's row (i_target): every run's achieved/target ("!"
+// when missed), ratio cells empty; and when the base or a run missed it the ratios of its gated
+// figures read NotComparable and are marked MarkNotComparable; a base that missed it has its
+// own gated values marked too.
 func CompareTable(base Run, runs []Run) Table {
 	t := Table{Header: []string{"step", "figure", runName(base)}}
 	for _, r := range runs {
 		t.Header = append(t.Header, runName(r), "ratio")
 	}
+	figs := compareFigures(append([]Run{base}, runs...))
+	missed := func(r Run, s archive.Step) bool { return r.Meta.Figures.Gate.Failed(s) }
 	for _, bs := range base.Steps {
 		steps := make([]archive.Step, len(runs))
 		has := make([]bool, len(runs))
 		for i, r := range runs {
 			steps[i], has[i] = findStep(r, bs.Step)
 		}
-		if isQStep(bs, steps, has) {
-			row := []string{bs.Step, "i_target", insertTarget(bs)}
+		if gate := gateOf(base, bs, runs, steps, has); gate != nil {
+			row := []string{bs.Step, gate.Column, gateCell(gate, bs)}
 			for i := range runs {
-				target := "-"
+				cell := "-"
 				if has[i] {
-					target = insertTarget(steps[i])
+					cell = gateCell(gate, steps[i])
 				}
-				row = append(row, target, "")
+				row = append(row, cell, "")
 			}
 			t.Rows = append(t.Rows, row)
 			t.Marks = append(t.Marks, make([]Mark, len(row)))
 		}
-		for _, fig := range compareFigures {
+		for _, fig := range figs {
 			bv, bok := fig.value(bs)
 			present := bok
 			for i := range runs {
@@ -176,7 +152,7 @@ func CompareTable(base Run, runs []Run) Table {
 			if !present {
 				continue
 			}
-			baseNC := fig.query && missedTarget(bs)
+			baseNC := fig.gated && missed(base, bs)
 			row := []string{bs.Step, fig.name, "-"}
 			marks := []Mark{MarkNone, MarkNone, MarkNone}
 			if bok {
@@ -198,14 +174,14 @@ func CompareTable(base Run, runs []Run) Table {
 				row = append(row, fmt.Sprintf(fig.format, v))
 				marks = append(marks, MarkNone)
 				switch {
-				case baseNC || (fig.query && missedTarget(steps[i])):
+				case baseNC || (fig.gated && missed(runs[i], steps[i])):
 					row = append(row, NotComparable)
 					marks = append(marks, MarkNotComparable)
 				case !bok:
 					row = append(row, "-")
 					marks = append(marks, MarkNone)
 				default:
-					s, m := ratio(v, bv)
+					s, m := ratio(v, bv, fig.better)
 					row = append(row, s)
 					marks = append(marks, m)
 				}
@@ -215,4 +191,17 @@ func CompareTable(base Run, runs []Run) Table {
 		}
 	}
 	return t
+}
+
+// gateOf is the gate of a step when the base's step or a run's step of that name has it.
+func gateOf(base Run, bs archive.Step, runs []Run, steps []archive.Step, has []bool) *archive.Gate {
+	if g := base.Meta.Figures.Gate; g.Applies(bs) {
+		return g
+	}
+	for i, s := range steps {
+		if g := runs[i].Meta.Figures.Gate; has[i] && g.Applies(s) {
+			return g
+		}
+	}
+	return nil
 }

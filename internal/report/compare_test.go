@@ -6,7 +6,11 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/workload/insertbench"
 )
+
+// ib is the Insert Benchmark's declaration, as its runs store it in run.json.
+var ib = insertbench.Declaration()
 
 // qWorkload is a q step's insert target, met or not.
 func qWorkload(achieved, target float64) map[string]any {
@@ -17,7 +21,7 @@ func qWorkload(achieved, target float64) map[string]any {
 // has no wkbpi, stalls where the base has none, and meets the target of qp1000 that the base
 // missed. "worse" regresses, has no monitoring, missed the target of qr100 and has no qp1000.
 func compareRuns() (Run, []Run) {
-	base := Run{Meta: archive.Run{Name: "base"}, Steps: []archive.Step{
+	base := Run{Meta: archive.Run{Name: "base", Figures: ib}, Steps: []archive.Step{
 		{Step: "l.i0", Stalls: &measure.Stalls{},
 			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 100000, 400, 1000, 3000, 5000)},
 			Host: &archive.HostSummary{CPUPQ: f(10), WKBPI: f(1.0), DBMSCPUPQ: f(6), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.2)}},
@@ -36,7 +40,7 @@ func compareRuns() (Run, []Run) {
 			},
 			Workload: qWorkload(900, 1000)},
 	}}
-	better := Run{Meta: archive.Run{Name: "better"}, Steps: []archive.Step{
+	better := Run{Meta: archive.Run{Name: "better", Figures: ib}, Steps: []archive.Step{
 		{Step: "l.i0", Stalls: &measure.Stalls{Count: 3},
 			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 120000, 380, 990, 2500, 4000)},
 			Host: &archive.HostSummary{CPUPQ: f(8), DBMSCPUPQ: f(6.2), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.25)}},
@@ -55,7 +59,7 @@ func compareRuns() (Run, []Run) {
 			},
 			Workload: qWorkload(1000, 1000)},
 	}}
-	worse := Run{Meta: archive.Run{Name: "worse"}, Steps: []archive.Step{
+	worse := Run{Meta: archive.Run{Name: "worse", Figures: ib}, Steps: []archive.Step{
 		{Step: "l.i0", Stalls: &measure.Stalls{},
 			Ops: map[string]measure.OpSummary{"insert": op(1000000, 80000, 500, 2000, 6000, 9000)}},
 		{Step: "qr100",
@@ -97,22 +101,25 @@ func TestCompareGolden(t *testing.T) {
 		text      string
 		mark      Mark
 	}{
-		{"l.i0", "ips", betterRatio, "1.20", MarkHigh},   // improvement
-		{"l.i0", "ips", worseRatio, "0.80", MarkLow},     // regression
+		{"l.i0", "ips", betterRatio, "1.20", MarkBetter}, // a higher rate is better
+		{"l.i0", "ips", worseRatio, "0.80", MarkWorse},   // a lower rate is worse
 		{"l.i0", "i_p99", betterRatio, "0.99", MarkNone}, // within ±5%
-		{"l.i0", "i_p99", worseRatio, "2.00", MarkHigh},  // regression of a latency
+		{"l.i0", "i_p99", worseRatio, "2.00", MarkWorse}, // a higher latency is worse
+		{"qr100", "q_p99", betterRatio, "0.75", MarkBetter}, // a lower latency is better
+		{"l.i0", "cpupq", betterRatio, "0.80", MarkBetter},  // a lower cost per op is better
+		{"l.i0", "dbgb1", betterRatio, "1.25", MarkWorse},   // a larger database is worse
 		{"l.i0", "wkbpi", betterRatio, "-", MarkNone},    // missing figure
 		{"l.i0", "cpupq", worseValue, "-", MarkNone},     // no monitoring
-		{"l.i0", "stalls", betterRatio, "inf", MarkHigh}, // stalls where the base had none
+		{"l.i0", "stalls", betterRatio, "inf", MarkWorse}, // stalls where the base had none
 		{"qr100", "qps", betterRatio, "1.03", MarkNone},  // comparable q step
 		{"qr100", "qps", worseValue, "15000", MarkNone},  // the value stays
 		{"qr100", "qps", worseRatio, "n/c", MarkNotComparable},
 		{"qr100", "q_p99", worseRatio, "n/c", MarkNotComparable},
-		{"qr100", "ips", worseRatio, "0.90", MarkLow}, // not a query figure
+		{"qr100", "ips", worseRatio, "0.90", MarkWorse}, // not a query figure
 		{"qr100", "i_target", worseValue, "90/100!", MarkNone},
 		{"qp1000", "qps", 2, "8000", MarkNotComparable}, // the base missed its target
 		{"qp1000", "qps", betterRatio, "n/c", MarkNotComparable},
-		{"qp1000", "ips", betterRatio, "1.11", MarkHigh},
+		{"qp1000", "ips", betterRatio, "1.11", MarkBetter},
 		{"qp1000", "qps", worseRatio, "-", MarkNone}, // step missing in a run
 	} {
 		if text, mark := cell(c.step, c.fig, c.col); text != c.text || mark != c.mark {

@@ -8,18 +8,18 @@ import (
 	"text/tabwriter"
 )
 
-// Mark flags a cell of a Table for the formatters: a ratio below or above the base, or a figure
-// that is not comparable.
+// Mark flags a cell of a Table for the formatters: a ratio better or worse than the base's by
+// the figure's own direction (a higher rate is better, a higher latency or cost worse), or a
+// figure that is not comparable.
 type Mark int
 
 const (
 	// MarkNone is an ordinary cell.
 	MarkNone Mark = iota
-	// MarkLow is a ratio below LowRatio: the figure is lower than the base's (better for a
-	// latency, worse for a rate).
-	MarkLow
-	// MarkHigh is a ratio above HighRatio: the figure is higher than the base's.
-	MarkHigh
+	// MarkWorse is a ratio outside [LowRatio, HighRatio] on the worse side of the base.
+	MarkWorse
+	// MarkBetter is a ratio outside [LowRatio, HighRatio] on the better side of the base.
+	MarkBetter
 	// MarkNotComparable is a figure of a q step whose run did not sustain 95% of the target
 	// insert rate: its query figures measure a lighter load than the other runs'.
 	MarkNotComparable
@@ -78,13 +78,13 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q: the formats are %s", s, strings.Join(names, ", "))
 }
 
-// decorate renders a cell for text and markdown: "-" after a low ratio, "+" after a high one,
-// " (n/c)" after a value marked not comparable (a base's own query figures).
+// decorate renders a cell for text and markdown: "+" after a better ratio, "-" after a worse
+// one, " (n/c)" after a value marked not comparable (a base's own gated figures).
 func decorate(cell string, m Mark) string {
 	switch m {
-	case MarkLow:
+	case MarkWorse:
 		return cell + "-"
-	case MarkHigh:
+	case MarkBetter:
 		return cell + "+"
 	case MarkNotComparable:
 		if cell != NotComparable && cell != "-" {
@@ -159,7 +159,7 @@ func WriteTable(w io.Writer, t Table, format Format) error {
 			for j, c := range row {
 				m := t.Mark(i, j)
 				c = esc.Replace(decorate(c, m))
-				if m == MarkLow || m == MarkHigh {
+				if m == MarkWorse || m == MarkBetter {
 					c = "**" + c + "**"
 				}
 				cells[j] = c

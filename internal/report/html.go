@@ -148,10 +148,10 @@ func htmlColor(i int) string { return htmlColors[i%len(htmlColors)] }
 
 func htmlMarkClass(m Mark) string {
 	switch m {
-	case MarkLow:
-		return "low"
-	case MarkHigh:
-		return "high"
+	case MarkWorse:
+		return "worse"
+	case MarkBetter:
+		return "better"
 	case MarkNotComparable:
 		return "nc"
 	}
@@ -365,6 +365,7 @@ func htmlValue(v any) string {
 
 // htmlStepFiles are a step's files of one run; nil fields are files the run lacks.
 type htmlStepFiles struct {
+	figures   archive.Figures // the run's declared op types, for units and line styles
 	summary   archive.Step
 	intervals *htmlCSV
 	host      *htmlCSV
@@ -379,7 +380,7 @@ func readStepFiles(r Run, step string) (*htmlStepFiles, error) {
 		if s.Name != step {
 			continue
 		}
-		f := &htmlStepFiles{}
+		f := &htmlStepFiles{figures: r.Meta.Figures}
 		if i < len(r.Steps) {
 			f.summary = r.Steps[i]
 		}
@@ -484,15 +485,27 @@ func (c *htmlCSV) ops() []string {
 	return ops
 }
 
-// opDash tells op types apart within a run's color.
-func opDash(op string) []int {
-	switch op {
-	case "delete":
-		return []int{6, 3}
-	case "query":
-		return []int{2, 2}
+// opDashes tell op types apart within a run's color: solid, dashed, dotted, dash-dot, ...
+var opDashes = [][]int{nil, {6, 3}, {2, 2}, {8, 3, 2, 3}, {12, 4}}
+
+// opDash is the line style of an op type: by its place in the run's declared op types.
+func (f *htmlStepFiles) opDash(op string) []int {
+	for i, o := range f.figures.Ops {
+		if o.Name == op {
+			return opDashes[i%len(opDashes)]
+		}
 	}
 	return nil
+}
+
+// opUnit is what an op type's rate counts ("rows", "queries"), "operations" when undeclared.
+func (f *htmlStepFiles) opUnit(op string) string {
+	for _, o := range f.figures.Ops {
+		if o.Name == op && o.Unit != "" {
+			return o.Unit
+		}
+	}
+	return "operations"
 }
 
 // timeSeries aligns per-run columns on the union of their t_sec values.
@@ -541,19 +554,23 @@ func (ts *timeSeries) finish() *htmlChart {
 
 func throughputChart(step string, si int, names []string, files []*htmlStepFiles) *htmlChart {
 	ts := newTimeChart(fmt.Sprintf("s%d-throughput", si), step, "throughput", step+": throughput per second")
-	ts.c.Scales["rate"] = htmlScale{Label: "per second", Side: 3}
-	hasQuery, hasOther := false, false
+	// One scale per unit: rows on the right, queries (or any second unit) on the left, so that
+	// 100 rows/s and 30,000 queries/s are both readable.
+	scales := map[string]string{}
 	for _, f := range files {
-		if f != nil && f.intervals != nil {
-			for _, op := range f.intervals.ops() {
-				hasQuery = hasQuery || op == "query"
-				hasOther = hasOther || op != "query"
+		if f == nil || f.intervals == nil {
+			continue
+		}
+		for _, op := range f.intervals.ops() {
+			if u := f.opUnit(op); scales[u] == "" {
+				name, side := fmt.Sprintf("rate%d", len(scales)), 3
+				if len(scales)%2 == 1 {
+					side = 1
+				}
+				scales[u] = name
+				ts.c.Scales[name] = htmlScale{Label: u + " per second", Side: side}
 			}
 		}
-	}
-	if hasQuery && hasOther {
-		ts.c.Scales["rate"] = htmlScale{Label: "rows per second", Side: 3}
-		ts.c.Scales["qrate"] = htmlScale{Label: "queries per second", Side: 1}
 	}
 	for ri, f := range files {
 		if f == nil || f.intervals == nil {
@@ -561,11 +578,7 @@ func throughputChart(step string, si int, names []string, files []*htmlStepFiles
 		}
 		t := f.intervals.cols["t_sec"]
 		for _, op := range f.intervals.ops() {
-			scale := "rate"
-			if op == "query" && hasOther {
-				scale = "qrate"
-			}
-			ts.add(htmlSeries{Label: names[ri] + " " + op, Run: ri, Scale: scale, Dash: opDash(op)}, t, f.intervals.cols[op+"_per_sec"])
+			ts.add(htmlSeries{Label: names[ri] + " " + op, Run: ri, Scale: scales[f.opUnit(op)], Dash: f.opDash(op)}, t, f.intervals.cols[op+"_per_sec"])
 		}
 		if f.summary.Stalls != nil {
 			length := f.intervals.cols["interval_sec"]
@@ -592,7 +605,7 @@ func maxLatencyChart(step string, si int, names []string, files []*htmlStepFiles
 		}
 		for _, op := range f.intervals.ops() {
 			if _, ok := f.intervals.cols[op+"_max_us"]; ok {
-				ts.add(htmlSeries{Label: names[ri] + " " + op + " max", Run: ri, Scale: "us", Dash: opDash(op)}, f.intervals.cols["t_sec"], f.intervals.cols[op+"_max_us"])
+				ts.add(htmlSeries{Label: names[ri] + " " + op + " max", Run: ri, Scale: "us", Dash: f.opDash(op)}, f.intervals.cols["t_sec"], f.intervals.cols[op+"_max_us"])
 			}
 		}
 	}
@@ -628,7 +641,7 @@ func percentileChart(step string, si int, names []string, files []*htmlStepFiles
 					ys[i] = &v
 				}
 			}
-			c.Series = append(c.Series, htmlSeries{Label: names[ri] + " " + tag, Run: ri, Scale: "us", Dash: opDash(tag)})
+			c.Series = append(c.Series, htmlSeries{Label: names[ri] + " " + tag, Run: ri, Scale: "us", Dash: f.opDash(tag)})
 			c.Y = append(c.Y, ys)
 		}
 	}

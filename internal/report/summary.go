@@ -1,5 +1,6 @@
 // Package report turns run directories into tables. It only reads archives; it never runs
-// anything.
+// anything, and it knows no workload: the op types and figures of each run come from what its
+// workload declared in run.json (archive.Figures).
 package report
 
 import (
@@ -28,31 +29,68 @@ func Load(paths []string) ([]Run, error) {
 	return runs, nil
 }
 
-// summaryColumns are the headline figures of a step: rates per op type (rows/s for inserts and
-// deletes, queries/s), latency percentiles (µs), errors, client CPU per op, whether a q step
-// held its insert rate, the number of stalls, host figures per op, then provenance.
-var summaryColumns = []string{
-	"run", "step", "ok", "secs", "ips", "dps", "qps", "xps",
-	"i_p50", "i_p99", "i_max", "d_p99", "q_p50", "q_p99", "q_p99.9", "q_max",
-	"errors", "cpu_us_op", "i_target", "stalls",
-	"rpq", "rkbpq", "wpi", "wkbpi", "cspq", "cpupq", "dbms_cpupq", "cpups", "dbgb1", "dbgb2", "rss", "client",
-	"target", "version", "date", "commit",
+// workloadColumns are the workload figures of the runs, in the first run's declared order, then
+// any other run's (runs of different workloads side by side), by name; keep selects summary or
+// compare columns.
+func workloadColumns(runs []Run, keep func(archive.Column) bool) []archive.Column {
+	var cols []archive.Column
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Meta.Figures.Columns {
+			if keep(c) && !seen[c.Name] {
+				seen[c.Name] = true
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
 }
 
-// SummaryTable has one row per step per run, in the runs' order: the columns of summaryColumns,
-// the last five being provenance (run name first; target kind, DBMS version, start date,
-// dbperf commit last). It has no marks.
+// gateColumns are the gate columns of the runs (the Insert Benchmark's i_target), by name.
+func gateColumns(runs []Run) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if g := r.Meta.Figures.Gate; g != nil && !seen[g.Column] {
+			seen[g.Column] = true
+			names = append(names, g.Column)
+		}
+	}
+	return names
+}
+
+// hostColumns are the monitor's figures per op, the same for every workload.
+var hostColumns = []string{"rpq", "rkbpq", "wpi", "wkbpi", "cspq", "cpupq", "dbms_cpupq", "cpups", "dbgb1", "dbgb2", "rss", "client"}
+
+// provenanceColumns end every summary row.
+var provenanceColumns = []string{"target", "version", "date", "commit"}
+
+// SummaryTable has one row per step per run, in the runs' order: run, step, ok, secs, the
+// workloads' summary figures (rates per second, latency percentiles in µs), errors, client CPU
+// per op, the gate columns (achieved/target, "!" when missed), the number of stalls, host
+// figures per op, then provenance (target kind, DBMS version, start date, dbperf commit). It has
+// no marks.
 func SummaryTable(runs []Run) Table {
-	t := Table{Header: append([]string(nil), summaryColumns...)}
+	cols := workloadColumns(runs, func(c archive.Column) bool { return c.Summary })
+	gates := gateColumns(runs)
+	t := Table{Header: []string{"run", "step", "ok", "secs"}}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.Name)
+	}
+	t.Header = append(t.Header, "errors", "cpu_us_op")
+	t.Header = append(t.Header, gates...)
+	t.Header = append(t.Header, "stalls")
+	t.Header = append(t.Header, hostColumns...)
+	t.Header = append(t.Header, provenanceColumns...)
 	for _, r := range runs {
 		for _, s := range r.Steps {
-			t.Rows = append(t.Rows, summaryRow(r, s))
+			t.Rows = append(t.Rows, summaryRow(r, s, cols, gates))
 		}
 	}
 	return t
 }
 
-func summaryRow(r Run, s archive.Step) []string {
+func summaryRow(r Run, s archive.Step, cols []archive.Column, gates []string) []string {
 	ok := "yes"
 	switch {
 	case !s.Complete:
@@ -60,32 +98,27 @@ func summaryRow(r Run, s archive.Step) []string {
 	case !s.Verified:
 		ok = "unchecked"
 	}
-	rate := func(op string) string {
-		if o, found := s.Ops[op]; found {
-			return fmt.Sprintf("%.0f", o.PerSec)
+	row := []string{r.Meta.Name, s.Step, ok, fmt.Sprintf("%.1f", s.Seconds)}
+	for _, c := range cols {
+		cell := "-"
+		if v, found := c.Value(s); found {
+			cell = fmt.Sprintf("%.0f", v)
 		}
-		return "-"
+		row = append(row, cell)
 	}
-	lat := func(op string, pick func(p50, p99, p999, max float64) float64) string {
-		o, found := s.Ops[op]
-		if !found || o.Statements == 0 {
-			return "-"
+	row = append(row, fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp))
+	for _, g := range gates {
+		cell := "-"
+		if gate := r.Meta.Figures.Gate; gate != nil && gate.Column == g {
+			cell = gateCell(gate, s)
 		}
-		return fmt.Sprintf("%.0f", pick(o.P50Us, o.P99Us, o.P999Us, o.MaxUs))
+		row = append(row, cell)
 	}
-	p50 := func(a, _, _, _ float64) float64 { return a }
-	p99 := func(_, b, _, _ float64) float64 { return b }
-	p999 := func(_, _, c, _ float64) float64 { return c }
-	pmax := func(_, _, _, d float64) float64 { return d }
-	target := insertTarget(s)
 	stalls := "-"
 	if s.Stalls != nil {
 		stalls = fmt.Sprint(s.Stalls.Count)
 	}
-	commit := r.Meta.Dbperf.Commit
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
+	row = append(row, stalls)
 	host := []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 	if h := s.Host; h != nil {
 		num := func(p *float64, format string) string {
@@ -102,25 +135,23 @@ func summaryRow(r Run, s archive.Step) []string {
 			num(h.CSPQ, "%.2f"), num(h.CPUPQ, "%.1f"), num(h.DBMSCPUPQ, "%.1f"), fmt.Sprintf("%.0f", h.CPUPS),
 			num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), client}
 	}
-	return append([]string{
-		r.Meta.Name, s.Step, ok, fmt.Sprintf("%.1f", s.Seconds),
-		rate("insert"), rate("delete"), rate("query"), rate("index"),
-		lat("insert", p50), lat("insert", p99), lat("insert", pmax), lat("delete", p99),
-		lat("query", p50), lat("query", p99), lat("query", p999), lat("query", pmax),
-		fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp), target, stalls}, append(host,
-		r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit)...)
+	commit := r.Meta.Dbperf.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	row = append(row, host...)
+	return append(row, r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit)
 }
 
-// insertTarget is a q step's achieved/target insert rate, "!" after it when below 95% of the
-// target; "-" for other steps.
-func insertTarget(s archive.Step) string {
-	met, found := s.Workload["insert_target_met"].(bool)
-	if !found {
+// gateCell is a step's achieved/target of its gate, "!" after it when missed; "-" for a step
+// without the gate.
+func gateCell(g *archive.Gate, s archive.Step) string {
+	if !g.Applies(s) {
 		return "-"
 	}
-	target := fmt.Sprintf("%.0f/%.0f", s.Workload["insert_achieved_per_sec"], s.Workload["insert_target_per_sec"])
-	if !met {
-		target += "!"
+	cell := fmt.Sprintf("%.0f/%.0f", s.Workload[g.Achieved], s.Workload[g.Target])
+	if g.Failed(s) {
+		cell += "!"
 	}
-	return target
+	return cell
 }

@@ -44,7 +44,7 @@ func f(v float64) *float64 { return &v }
 func summaryRuns() []Run {
 	start := time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)
 	runs := []Run{{
-		Meta: archive.Run{Name: "pg-shared", Start: start, Dbperf: archive.Build{Commit: "0123456789abcdef0123"},
+		Meta: archive.Run{Figures: ib, Name: "pg-shared", Start: start, Dbperf: archive.Build{Commit: "0123456789abcdef0123"},
 			Target: target.Info{Kind: "postgres", Version: "15.18"}},
 		Steps: []archive.Step{
 			{Step: "l.i0", Complete: true, Verified: true, Seconds: 12.3, ClientCPUUsPerOp: 1.16,
@@ -64,7 +64,7 @@ func summaryRuns() []Run {
 				Workload: map[string]any{"insert_achieved_per_sec": 199.2, "insert_target_per_sec": 200.0, "insert_target_met": true}},
 		},
 	}, {
-		Meta: archive.Run{Name: "sqlite-1", Start: start.Add(time.Hour), Dbperf: archive.Build{Commit: "unknown"},
+		Meta: archive.Run{Figures: ib, Name: "sqlite-1", Start: start.Add(time.Hour), Dbperf: archive.Build{Commit: "unknown"},
 			Target: target.Info{Kind: "sqlite", Version: "3.54.1"}},
 		Steps: []archive.Step{
 			{Step: "qp1000", Complete: true, Seconds: 3.1,
