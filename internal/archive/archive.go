@@ -19,8 +19,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
-	"github.com/dbperf/dbperf/internal/target"
 )
 
 // Run is the content of run.json.
@@ -30,7 +30,7 @@ type Run struct {
 	Command  []string       `json:"command"` // passwords removed
 	Dbperf   Build          `json:"dbperf"`
 	Host     Host           `json:"host"`
-	Target   target.Info    `json:"target"`
+	Target   driver.Info    `json:"target"`
 	Seed     uint64         `json:"seed"`
 	Settings map[string]any `json:"settings"`
 	Start    time.Time      `json:"start"`
