@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
@@ -75,7 +74,7 @@ func (m *myStore) Stats(ctx context.Context, table string) (ib.TableStats, error
 		names[idx] = indexName(table, idx)
 	}
 	exists := map[string]bool{}
-	rows, err := m.t.DB().QueryContext(ctx, "SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name IN (?, ?, ?)",
+	rows, err := m.t.DB().QueryContext(ctx, mysqlIndexesSQL,
 		table, names[0], names[1], names[2])
 	if err != nil {
 		return st, err
@@ -101,7 +100,7 @@ func (m *myStore) Stats(ctx context.Context, table string) (ib.TableStats, error
 			st.Problems = append(st.Problems, fmt.Sprintf("index %s does not exist", names[idx]))
 			continue
 		}
-		q := fmt.Sprintf("SELECT count(*) FROM %s FORCE INDEX (%s) WHERE %s >= %d", table, names[idx], ib.IndexColumns[idx][0], math.MinInt32)
+		q := mysqlIndexCount(table, idx)
 		key, plan, err := m.explainKey(ctx, q)
 		if err != nil {
 			return st, err

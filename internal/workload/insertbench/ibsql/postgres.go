@@ -58,7 +58,7 @@ func (p *pgStore) Stats(ctx context.Context, table string) (ib.TableStats, error
 		return st, err
 	}
 	var n int
-	if err := p.t.Admin().QueryRow(ctx, "SELECT count(*) FROM pg_indexes WHERE tablename = $1 AND indexname <> $2",
+	if err := p.t.Admin().QueryRow(ctx, pgIndexesSQL,
 		table, table+"_pkey").Scan(&n); err != nil {
 		return st, err
 	}
@@ -71,14 +71,14 @@ func (p *pgStore) Stats(ctx context.Context, table string) (ib.TableStats, error
 		return st, err
 	}
 	defer tx.Rollback(ctx)
-	for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
-		if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
+	for _, set := range pgCountSettings {
+		if _, err := tx.Exec(ctx, set); err != nil {
 			return st, err
 		}
 	}
 	for idx := range ib.NumIndexes {
 		// Only this index delivers rows in this order, and sorting is off.
-		q := fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s ORDER BY %s) ordered", table, strings.Join(ib.IndexColumns[idx][:], ", "))
+		q := pgIndexCount(table, idx)
 		var plan strings.Builder
 		rows, err := tx.Query(ctx, "EXPLAIN "+q)
 		if err != nil {

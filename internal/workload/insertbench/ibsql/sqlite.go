@@ -3,7 +3,6 @@ package ibsql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -49,7 +48,7 @@ func (s *liteStore) Stats(ctx context.Context, table string) (ib.TableStats, err
 		return st, err
 	}
 	var n int
-	if err := s.t.DB().QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", table).Scan(&n); err != nil {
+	if err := s.t.DB().QueryRowContext(ctx, sqliteIndexesSQL, table).Scan(&n); err != nil {
 		return st, err
 	}
 	if n == 0 {
@@ -57,7 +56,7 @@ func (s *liteStore) Stats(ctx context.Context, table string) (ib.TableStats, err
 	}
 	st.IndexRows = make([]int64, ib.NumIndexes)
 	for idx := range ib.NumIndexes {
-		q := fmt.Sprintf("SELECT count(*) FROM %s INDEXED BY %s WHERE %s >= -1", table, indexName(table, idx), ib.IndexColumns[idx][0])
+		q := sqliteIndexCount(table, idx)
 		if err := s.t.DB().QueryRowContext(ctx, q).Scan(&st.IndexRows[idx]); err != nil {
 			return st, err
 		}
