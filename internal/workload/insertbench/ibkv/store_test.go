@@ -343,7 +343,7 @@ func TestStoreEndToEnd(t *testing.T) {
 					t.Fatalf("Settle on pebble = %q, want a description of the flush and compaction", desc)
 				}
 			} else {
-				t.Fatalf("%T is not an insertbench.Settler", tg)
+				t.Fatalf("%T is not an insertbench.Settler", st)
 			}
 			checkStats(t, st, "pi1", m1, true)
 
