@@ -12,8 +12,8 @@ import (
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/spf13/cobra"
 
-	_ "github.com/dbperf/dbperf/internal/target/kvdb"  // pebble, bbolt
-	_ "github.com/dbperf/dbperf/internal/target/sqldb" // sqlite, postgres
+	_ "github.com/dbperf/dbperf/internal/driver/kvdriver"  // pebble, bbolt
+	_ "github.com/dbperf/dbperf/internal/driver/sqldriver" // sqlite, postgres, mysql
 )
 
 func main() {

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/plan"
 	"github.com/dbperf/dbperf/internal/server"
 	"github.com/dbperf/dbperf/internal/session"
-	"github.com/dbperf/dbperf/internal/target"
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -140,11 +141,11 @@ every target gets the same rows. A failed run does not stop the others.`,
 }
 
 // bindInsert makes the Insert Benchmark for an opened target.
-func bindInsert(cfg insertbench.Config) func(target.Target) (workload.Workload, error) {
-	return func(t target.Target) (workload.Workload, error) {
-		store, ok := t.(insertbench.Store)
-		if !ok {
-			return nil, fmt.Errorf("target %s cannot run the Insert Benchmark", t.Info(context.Background()).Target)
+func bindInsert(cfg insertbench.Config) func(driver.Target) (workload.Workload, error) {
+	return func(t driver.Target) (workload.Workload, error) {
+		store, err := stores.For(t)
+		if err != nil {
+			return nil, err
 		}
 		return insertbench.New(cfg, store)
 	}
@@ -152,7 +153,7 @@ func bindInsert(cfg insertbench.Config) func(target.Target) (workload.Workload, 
 
 // runAll runs every run into out/<name>, one after the other. A failed run is reported and
 // the next one starts; an interrupt stops them all.
-func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
+func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) error {
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "%d runs into %s, seed %d\n", len(runs), out, seed)
 	var failed []string
@@ -176,7 +177,7 @@ func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uin
 
 // runOne starts the run's server if it has one (restarting it with the run's config), runs the
 // workload on the target, and stops the server it started.
-func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
+func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	targetStr := r.Target
@@ -201,7 +202,7 @@ func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, 
 		fmt.Fprintf(c.OutOrStdout(), "started %s with config %s on port %d\n", o.Kind, st.Config, st.Port)
 		targetStr = serverTarget(base, o.Password, r.Engine)
 	}
-	spec, err := target.Parse(targetStr)
+	spec, err := driver.Parse(targetStr)
 	if err != nil {
 		return err
 	}
@@ -230,8 +231,8 @@ func serverTarget(base, password, engine string) string {
 // runWorkload opens the target, creates the run directory and runs the workload's steps. Every
 // check that can fail fast (flags, target string, connection) happens before the run directory
 // exists, so a bad invocation leaves nothing behind.
-func runWorkload(ctx context.Context, c *cobra.Command, name string, spec target.Spec, out string, seed uint64, verify bool, bind func(target.Target) (workload.Workload, error)) error {
-	t, err := target.Open(ctx, spec)
+func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver.Spec, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) error {
+	t, err := driver.Open(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -291,7 +292,7 @@ func randomSeed() uint64 {
 func redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = target.RedactDSN(a)
+		out[i] = driver.RedactDSN(a)
 	}
 	return out
 }

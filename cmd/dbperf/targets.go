@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/dbperf/dbperf/internal/target"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +16,7 @@ func targetsCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tTARGET STRING\tWHAT")
-			for _, k := range target.Kinds() {
+			for _, k := range driver.Kinds() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, k.Usage, k.Summary)
 			}
 			return tw.Flush()

@@ -19,8 +19,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
-	"github.com/dbperf/dbperf/internal/target"
 )
 
 // Run is the content of run.json.
@@ -30,16 +30,16 @@ type Run struct {
 	Command  []string       `json:"command"` // passwords removed
 	Dbperf   Build          `json:"dbperf"`
 	Host     Host           `json:"host"`
-	Target   target.Info    `json:"target"`
+	Target   driver.Info    `json:"target"`
 	Seed     uint64         `json:"seed"`
 	Settings map[string]any `json:"settings"`
 	// Figures is what the workload declared about its op types and figures.
-	Figures Figures `json:"figures"`
-	Start    time.Time      `json:"start"`
-	End      time.Time      `json:"end,omitzero"`
-	Complete bool           `json:"complete"`
-	Error    string         `json:"error,omitempty"`
-	Steps    []StepStatus   `json:"steps"`
+	Figures  Figures      `json:"figures"`
+	Start    time.Time    `json:"start"`
+	End      time.Time    `json:"end,omitzero"`
+	Complete bool         `json:"complete"`
+	Error    string       `json:"error,omitempty"`
+	Steps    []StepStatus `json:"steps"`
 }
 
 // StepStatus is a step's line in run.json.

@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/server"
-	"github.com/dbperf/dbperf/internal/target"
 )
 
 // File is a plan file (JSON):
@@ -77,7 +77,7 @@ func (f File) Expand() ([]Run, error) {
 		case e.Target != "" && e.Server != "":
 			errs = append(errs, fmt.Errorf("%s has both target and server: give one", where))
 		case e.Target != "":
-			if _, err := target.Parse(e.Target); err != nil {
+			if _, err := driver.Parse(e.Target); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", where, err))
 				continue
 			}
@@ -136,7 +136,7 @@ func (f File) Expand() ([]Run, error) {
 func FromTargets(targets []string) ([]Run, error) {
 	var entries []Entry
 	for _, t := range targets {
-		if _, err := target.Parse(t); err != nil {
+		if _, err := driver.Parse(t); err != nil {
 			return nil, err // as it is: there are no plan lines to point at
 		}
 		entries = append(entries, Entry{Target: t})
@@ -149,7 +149,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // NameOf names a run after its target: the kind, the engine for mysql, the file or directory
 // for an embedded engine; never the password.
 func NameOf(t string) string {
-	spec, err := target.Parse(t)
+	spec, err := driver.Parse(t)
 	if err != nil {
 		return "run"
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/dbperf/dbperf/internal/target/kvdb"
-	_ "github.com/dbperf/dbperf/internal/target/sqldb"
+	_ "github.com/dbperf/dbperf/internal/driver/kvdriver"
+	_ "github.com/dbperf/dbperf/internal/driver/sqldriver"
 )
 
 func TestExpand(t *testing.T) {

@@ -101,18 +101,18 @@ func TestCompareGolden(t *testing.T) {
 		text      string
 		mark      Mark
 	}{
-		{"l.i0", "ips", betterRatio, "1.20", MarkBetter}, // a higher rate is better
-		{"l.i0", "ips", worseRatio, "0.80", MarkWorse},   // a lower rate is worse
-		{"l.i0", "i_p99", betterRatio, "0.99", MarkNone}, // within ±5%
-		{"l.i0", "i_p99", worseRatio, "2.00", MarkWorse}, // a higher latency is worse
+		{"l.i0", "ips", betterRatio, "1.20", MarkBetter},    // a higher rate is better
+		{"l.i0", "ips", worseRatio, "0.80", MarkWorse},      // a lower rate is worse
+		{"l.i0", "i_p99", betterRatio, "0.99", MarkNone},    // within ±5%
+		{"l.i0", "i_p99", worseRatio, "2.00", MarkWorse},    // a higher latency is worse
 		{"qr100", "q_p99", betterRatio, "0.75", MarkBetter}, // a lower latency is better
 		{"l.i0", "cpupq", betterRatio, "0.80", MarkBetter},  // a lower cost per op is better
 		{"l.i0", "dbgb1", betterRatio, "1.25", MarkWorse},   // a larger database is worse
-		{"l.i0", "wkbpi", betterRatio, "-", MarkNone},    // missing figure
-		{"l.i0", "cpupq", worseValue, "-", MarkNone},     // no monitoring
-		{"l.i0", "stalls", betterRatio, "inf", MarkWorse}, // stalls where the base had none
-		{"qr100", "qps", betterRatio, "1.03", MarkNone},  // comparable q step
-		{"qr100", "qps", worseValue, "15000", MarkNone},  // the value stays
+		{"l.i0", "wkbpi", betterRatio, "-", MarkNone},       // missing figure
+		{"l.i0", "cpupq", worseValue, "-", MarkNone},        // no monitoring
+		{"l.i0", "stalls", betterRatio, "inf", MarkWorse},   // stalls where the base had none
+		{"qr100", "qps", betterRatio, "1.03", MarkNone},     // comparable q step
+		{"qr100", "qps", worseValue, "15000", MarkNone},     // the value stays
 		{"qr100", "qps", worseRatio, "n/c", MarkNotComparable},
 		{"qr100", "q_p99", worseRatio, "n/c", MarkNotComparable},
 		{"qr100", "ips", worseRatio, "0.90", MarkWorse}, // not a query figure

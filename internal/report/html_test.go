@@ -17,13 +17,12 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/dbperf/dbperf/internal/session"
-	"github.com/dbperf/dbperf/internal/target"
-	_ "github.com/dbperf/dbperf/internal/target/kvdb"
-	_ "github.com/dbperf/dbperf/internal/target/sqldb"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -33,11 +32,11 @@ const chromiumPath = "/usr/bin/chromium"
 func makeRun(t *testing.T, dir, name, targetStr string) string {
 	t.Helper()
 	ctx := context.Background()
-	spec, err := target.Parse(targetStr)
+	spec, err := driver.Parse(targetStr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := target.Open(ctx, spec)
+	tg, err := driver.Open(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +45,11 @@ func makeRun(t *testing.T, dir, name, targetStr string) string {
 	cfg.Clients, cfg.Rows, cfg.QSeconds = 2, 2000, 1
 	cfg.Steps = []string{"l.i0", "l.x", "qr100"}
 	cfg.Seed = 7
-	bench, err := ib.New(cfg, tg.(ib.Store))
+	st, err := stores.For(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench, err := ib.New(cfg, st)
 	if err != nil {
 		t.Fatal(err)
 	}

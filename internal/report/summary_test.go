@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
-	"github.com/dbperf/dbperf/internal/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the current output")
@@ -45,7 +45,7 @@ func summaryRuns() []Run {
 	start := time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)
 	runs := []Run{{
 		Meta: archive.Run{Figures: ib, Name: "pg-shared", Start: start, Dbperf: archive.Build{Commit: "0123456789abcdef0123"},
-			Target: target.Info{Kind: "postgres", Version: "15.18"}},
+			Target: driver.Info{Kind: "postgres", Version: "15.18"}},
 		Steps: []archive.Step{
 			{Step: "l.i0", Complete: true, Verified: true, Seconds: 12.3, ClientCPUUsPerOp: 1.16,
 				Stalls: &measure.Stalls{Count: 2, LongestSec: 1, TotalSec: 1.5},
@@ -65,7 +65,7 @@ func summaryRuns() []Run {
 		},
 	}, {
 		Meta: archive.Run{Figures: ib, Name: "sqlite-1", Start: start.Add(time.Hour), Dbperf: archive.Build{Commit: "unknown"},
-			Target: target.Info{Kind: "sqlite", Version: "3.54.1"}},
+			Target: driver.Info{Kind: "sqlite", Version: "3.54.1"}},
 		Steps: []archive.Step{
 			{Step: "qp1000", Complete: true, Seconds: 3.1,
 				Host: &archive.HostSummary{CPUPS: 99, ClientCPUCores: 1.2, ClientBound: true},

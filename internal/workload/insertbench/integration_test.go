@@ -16,12 +16,11 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/session"
-	"github.com/dbperf/dbperf/internal/target"
-	_ "github.com/dbperf/dbperf/internal/target/kvdb"
-	_ "github.com/dbperf/dbperf/internal/target/sqldb"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
 )
 
 // testTargets are the targets of the integration tests: SQLite, Pebble, bbolt, PostgreSQL and
@@ -65,18 +64,22 @@ func withDatabase(dsn, db string) string {
 	return base
 }
 
-func openStore(t *testing.T, targetStr string) (target.Target, ib.Store) {
+func openStore(t *testing.T, targetStr string) (driver.Target, ib.Store) {
 	t.Helper()
-	spec, err := target.Parse(targetStr)
+	spec, err := driver.Parse(targetStr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := target.Open(context.Background(), spec)
+	tg, err := driver.Open(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close() })
-	return tg, tg.(ib.Store)
+	st, err := stores.For(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, st
 }
 
 // TestAllStepsOnEveryTarget runs the whole step sequence at tiny scale on every target, with a

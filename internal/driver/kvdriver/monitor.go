@@ -1,4 +1,4 @@
-package kvdb
+package kvdriver
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 // at the target's path, and each engine reports its own size and statistics.
 
 var (
-	_ monitor.Processes = (*Store)(nil)
-	_ monitor.DataDir   = (*Store)(nil)
-	_ monitor.Size      = (*Store)(nil)
-	_ monitor.Counters  = (*Store)(nil)
+	_ monitor.Processes = (*DB)(nil)
+	_ monitor.DataDir   = (*DB)(nil)
+	_ monitor.Size      = (*DB)(nil)
+	_ monitor.Counters  = (*DB)(nil)
 
 	_ Monitored = (*pebbleEngine)(nil)
 	_ Monitored = (*boltEngine)(nil)
@@ -37,12 +37,12 @@ type Monitored interface {
 var errClosed = errors.New("the store is closed")
 
 // DBMSProcesses implements monitor.Processes: the engine is this process.
-func (s *Store) DBMSProcesses(context.Context) ([]int, bool, error) {
+func (s *DB) DBMSProcesses(context.Context) ([]int, bool, error) {
 	return []int{os.Getpid()}, true, nil
 }
 
 // DataDir implements monitor.DataDir: Pebble's directory, or the directory of bbolt's file.
-func (s *Store) DataDir(context.Context) (string, error) {
+func (s *DB) DataDir(context.Context) (string, error) {
 	path, err := filepath.Abs(s.path)
 	if err != nil {
 		return "", err
@@ -58,21 +58,21 @@ func (s *Store) DataDir(context.Context) (string, error) {
 }
 
 // monitored runs fn on the engine unless the store is closed or the engine reports nothing.
-func (s *Store) monitored(fn func(m Monitored) error) error {
+func (s *DB) monitored(fn func(m Monitored) error) error {
 	s.closeMu.RLock()
 	defer s.closeMu.RUnlock()
 	if s.closed {
 		return errClosed
 	}
-	m, ok := s.eng.(Monitored)
+	m, ok := s.Engine.(Monitored)
 	if !ok {
-		return errors.New(s.eng.Name() + " reports no statistics")
+		return errors.New(s.Engine.Name() + " reports no statistics")
 	}
 	return fn(m)
 }
 
 // DatabaseSize implements monitor.Size.
-func (s *Store) DatabaseSize(context.Context) (n int64, err error) {
+func (s *DB) DatabaseSize(context.Context) (n int64, err error) {
 	err = s.monitored(func(m Monitored) error {
 		n, err = m.DiskSize()
 		return err
@@ -81,7 +81,7 @@ func (s *Store) DatabaseSize(context.Context) (n int64, err error) {
 }
 
 // DBMSCounters implements monitor.Counters.
-func (s *Store) DBMSCounters(context.Context) (c map[string]float64, err error) {
+func (s *DB) DBMSCounters(context.Context) (c map[string]float64, err error) {
 	err = s.monitored(func(m Monitored) error {
 		c, err = m.Counters()
 		return err

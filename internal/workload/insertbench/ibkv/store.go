@@ -1,123 +1,48 @@
-// Package kvdb runs every workload on ordered key-value engines (Pebble, bbolt) through one
-// "table over KV" layer: a table and each of its secondary indexes are key spaces, as MyRocks
-// keeps tables on RocksDB. Inserts write the row and its index entries in one atomic batch and
-// read nothing, so an LSM does index maintenance without reads; a B-tree pays for the random
-// index inserts with page reads, which is what the Insert Benchmark is about.
-package kvdb
+// Package ibkv runs the Insert Benchmark on ordered key-value engines (kvdriver: Pebble, bbolt,
+// any engine added there) through a "table over KV" layout: a table and each of its secondary
+// indexes are key spaces, as MyRocks keeps tables on RocksDB. Inserts write the row and its
+// index entries in one atomic batch and read nothing, so an LSM does index maintenance without
+// reads; a B-tree pays for the random index inserts with page reads, which is what the Insert
+// Benchmark is about.
+package ibkv
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 
-	"github.com/dbperf/dbperf/internal/target"
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
-// Engine is what an ordered key-value engine provides.
-type Engine interface {
-	// Write applies every Set and Delete made in fn atomically and durably.
-	Write(fn func(w Writer) error) error
-	// Get calls fn with key's value, valid only during the call; found is false if absent.
-	Get(key []byte, fn func(value []byte)) (found bool, err error)
-	// Scan calls fn for keys in [lower, upper) in order until fn returns false; key and value
-	// are valid only during the call.
-	Scan(lower, upper []byte, fn func(key, value []byte) bool) error
-	// DropRange removes every key in [lower, upper).
-	DropRange(lower, upper []byte) error
-	Name() string
-	Version() string
-	Settings() map[string]any
-	Close() error
-}
-
-// Writer collects the changes of one atomic write.
-type Writer interface {
-	Set(key, value []byte) error
-	Delete(key []byte) error
-}
-
-// Settler is an optional ability of an engine: flush and compact to a steady shape.
-type Settler interface {
-	Settle(ctx context.Context) (string, error)
-}
-
-// Store is a target built on an Engine.
+// Store is the Insert Benchmark's tables on one opened key-value target.
 type Store struct {
-	eng     Engine
-	kind    string
-	display string
-	tempDir string // removed on Close when the target had no path
-	path    string // where the engine keeps the database: a directory (Pebble) or a file (bbolt)
-
-	// closeMu keeps the monitor's samples (monitor.go) off an engine being closed.
-	closeMu sync.RWMutex
-	closed  bool
+	db *kvdriver.DB
 
 	// indexedCache remembers which tables have their secondary indexes, so that inserts do not
-	// read the flag from the engine on every statement.
+	// read the flag from the engine on every statement. It is why a target is bound once.
 	indexedCache sync.Map // table -> bool
 }
 
 var (
-	_ ib.Store      = (*Store)(nil)
-	_ ib.Settler    = (*Store)(nil)
-	_ target.Target = (*Store)(nil)
+	_ ib.Store   = (*Store)(nil)
+	_ ib.Settler = (*Store)(nil)
 )
 
-// open opens an engine at the spec's path, or in a new temporary directory when it has none.
-func open(s target.Spec, file string, openEngine func(path string) (Engine, error)) (*Store, error) {
-	st := &Store{kind: s.Kind, display: s.String()}
-	path := s.Path
-	if path == "" {
-		dir, err := os.MkdirTemp("", "dbperf-"+s.Kind+"-")
-		if err != nil {
-			return nil, err
-		}
-		st.tempDir = dir
-		path = dir + "/" + file
+// Bind returns the Insert Benchmark's store on an opened key-value target, whatever its engine;
+// false when t is not one. Bind a target once: the store caches which tables are indexed.
+func Bind(t driver.Target) (ib.Store, bool) {
+	db, ok := t.(*kvdriver.DB)
+	if !ok {
+		return nil, false
 	}
-	eng, err := openEngine(path)
-	if err != nil {
-		if st.tempDir != "" {
-			os.RemoveAll(st.tempDir)
-		}
-		return nil, fmt.Errorf("cannot open %s at %s: %w", s.Kind, path, err)
-	}
-	st.eng, st.path = eng, path
-	return st, nil
+	return &Store{db: db}, true
 }
 
-// Info implements target.Target.
-func (s *Store) Info(context.Context) target.Info {
-	settings := s.eng.Settings()
-	settings["temporary"] = s.tempDir != ""
-	return target.Info{Kind: s.kind, Target: s.display, Engine: s.eng.Name(), Version: s.eng.Version(), Settings: settings}
-}
-
-// Close implements target.Target; closing it again does nothing.
-func (s *Store) Close() error {
-	s.closeMu.Lock()
-	closed := s.closed
-	s.closed = true
-	s.closeMu.Unlock()
-	if closed {
-		return nil
-	}
-	err := s.eng.Close()
-	if s.tempDir != "" {
-		os.RemoveAll(s.tempDir)
-	}
-	return err
-}
-
-// Settle implements insertbench.Settler.
-func (s *Store) Settle(ctx context.Context, _ []string) (string, error) {
-	if st, ok := s.eng.(Settler); ok {
-		return st.Settle(ctx)
-	}
-	return "none: " + s.eng.Name() + " writes in place and has nothing to flush", nil
+// Settle implements insertbench.Settler: the engine's flush and compaction, if it has them.
+func (s *Store) Settle(ctx context.Context, tables []string) (string, error) {
+	return s.db.Settle(ctx, tables)
 }
 
 func metaKey(table string) []byte { return append(append([]byte(nil), metaPrefix...), table...) }
@@ -126,10 +51,10 @@ func metaKey(table string) []byte { return append(append([]byte(nil), metaPrefix
 func (s *Store) CreateTables(_ context.Context, tables []string) error {
 	for _, t := range tables {
 		p := tablePrefix(t)
-		if err := s.eng.DropRange(p, prefixEnd(p)); err != nil {
+		if err := s.db.DropRange(p, kvdriver.PrefixEnd(p)); err != nil {
 			return err
 		}
-		if err := s.eng.Write(func(w Writer) error { return w.Delete(metaKey(t)) }); err != nil {
+		if err := s.db.Write(func(w kvdriver.Writer) error { return w.Delete(metaKey(t)) }); err != nil {
 			return err
 		}
 		s.indexedCache.Store(t, false)
@@ -142,7 +67,7 @@ func (s *Store) indexed(table string) (bool, error) {
 	if v, ok := s.indexedCache.Load(table); ok {
 		return v.(bool), nil
 	}
-	found, err := s.eng.Get(metaKey(table), func([]byte) {})
+	found, err := s.db.Get(metaKey(table), func([]byte) {})
 	if err == nil {
 		s.indexedCache.Store(table, found)
 	}
@@ -159,7 +84,7 @@ func (s *Store) CreateIndexes(ctx context.Context, table string) error {
 		if len(rows) == 0 {
 			return nil
 		}
-		err := s.eng.Write(func(w Writer) error {
+		err := s.db.Write(func(w kvdriver.Writer) error {
 			for i := range rows {
 				for idx := range ib.NumIndexes {
 					buf = indexKey(buf, table, idx, rows[i].IndexKey(idx), rows[i].ID)
@@ -181,7 +106,7 @@ func (s *Store) CreateIndexes(ctx context.Context, table string) error {
 	for {
 		n := 0
 		var last []byte
-		err := s.eng.Scan(from, prefixEnd(lower), func(k, v []byte) bool {
+		err := s.db.Scan(from, kvdriver.PrefixEnd(lower), func(k, v []byte) bool {
 			var r ib.Row
 			if scanErr = decodeRow(k, v, &r); scanErr != nil {
 				return false
@@ -209,7 +134,7 @@ func (s *Store) CreateIndexes(ctx context.Context, table string) error {
 		}
 		from = append(append([]byte(nil), last...), 0) // the next key after last; not last's buffer, which the next scan rewrites
 	}
-	if err := s.eng.Write(func(w Writer) error { return w.Set(metaKey(table), []byte("indexed")) }); err != nil {
+	if err := s.db.Write(func(w kvdriver.Writer) error { return w.Set(metaKey(table), []byte("indexed")) }); err != nil {
 		return err
 	}
 	s.indexedCache.Store(table, true)
@@ -222,8 +147,8 @@ func (s *Store) Stats(_ context.Context, table string) (ib.TableStats, error) {
 	var st ib.TableStats
 	pk := spacePrefix(table, spacePK)
 	first := true
-	err := s.eng.Scan(pk, prefixEnd(pk), func(k, _ []byte) bool {
-		id := readInt(k[len(k)-8:])
+	err := s.db.Scan(pk, kvdriver.PrefixEnd(pk), func(k, _ []byte) bool {
+		id := kvdriver.ReadInt(k[len(k)-8:])
 		if first {
 			st.MinID, first = id, false
 		}
@@ -245,7 +170,7 @@ func (s *Store) Stats(_ context.Context, table string) (ib.TableStats, error) {
 		p := spacePrefix(table, spaceIndex+byte(idx))
 		var n int64
 		var probs []string
-		err := s.eng.Scan(p, prefixEnd(p), func(k, _ []byte) bool {
+		err := s.db.Scan(p, kvdriver.PrefixEnd(p), func(k, _ []byte) bool {
 			n++
 			if n > checked || len(probs) >= 5 {
 				return true
@@ -257,7 +182,7 @@ func (s *Store) Stats(_ context.Context, table string) (ib.TableStats, error) {
 			}
 			key = pkKey(key, table, id)
 			var row ib.Row
-			found, gerr := s.eng.Get(key, func(v []byte) { _ = decodeRow(key, v, &row) })
+			found, gerr := s.db.Get(key, func(v []byte) { _ = decodeRow(key, v, &row) })
 			switch {
 			case gerr != nil:
 				probs = append(probs, gerr.Error())
@@ -294,7 +219,7 @@ func (c *conn) Insert(_ context.Context, table string, rows []ib.Row) error {
 	if err != nil {
 		return err
 	}
-	return c.s.eng.Write(func(w Writer) error {
+	return c.s.db.Write(func(w kvdriver.Writer) error {
 		for i := range rows {
 			r := &rows[i]
 			c.key = pkKey(c.key, table, r.ID)
@@ -327,7 +252,7 @@ func (c *conn) DeleteOldest(_ context.Context, table string, from, to int64) (in
 	upper := pkKey(nil, table, to)
 	c.rows = c.rows[:0]
 	var derr error
-	err = c.s.eng.Scan(lower, upper, func(k, v []byte) bool {
+	err = c.s.db.Scan(lower, upper, func(k, v []byte) bool {
 		var r ib.Row
 		if derr = decodeRow(k, v, &r); derr != nil {
 			return false
@@ -342,7 +267,7 @@ func (c *conn) DeleteOldest(_ context.Context, table string, from, to int64) (in
 	if err != nil || len(c.rows) == 0 {
 		return 0, err
 	}
-	err = c.s.eng.Write(func(w Writer) error {
+	err = c.s.db.Write(func(w kvdriver.Writer) error {
 		for i := range c.rows {
 			r := &c.rows[i]
 			c.key = pkKey(c.key, table, r.ID)
@@ -374,10 +299,10 @@ func (c *conn) RangeQuery(_ context.Context, table string, idx ib.Index, x int64
 	if idx.Strict() {
 		start++
 	}
-	c.key = appendInt(append(c.key[:0], p...), start)
+	c.key = kvdriver.AppendInt(append(c.key[:0], p...), start)
 	n0 := len(out)
 	var derr error
-	err := c.s.eng.Scan(c.key, prefixEnd(p), func(k, _ []byte) bool {
+	err := c.s.db.Scan(c.key, kvdriver.PrefixEnd(p), func(k, _ []byte) bool {
 		cols, _, err := decodeIndexKey(k, len(p))
 		if err != nil {
 			derr = err
@@ -403,7 +328,7 @@ func (c *conn) PointQuery(_ context.Context, table string, ids []int64, out []ib
 		c.key = pkKey(c.key, table, id)
 		var r ib.Row
 		var derr error
-		found, err := c.s.eng.Get(c.key, func(v []byte) {
+		found, err := c.s.db.Get(c.key, func(v []byte) {
 			if derr = decodeRow(c.key, v, &r); derr == nil {
 				r.Data = append([]byte(nil), r.Data...)
 			}

@@ -1,4 +1,4 @@
-package kvdb
+package kvdriver
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dbperf/dbperf/internal/monitor"
-	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
 // monitorCounters are the counters each engine must report.
@@ -59,6 +58,30 @@ func size(t *testing.T, s monitor.Size) int64 {
 	return n
 }
 
+// writeValues writes n keys (1..n) with random values of 500 to 1000 bytes, batch a write.
+func writeValues(t *testing.T, db *DB, n, batch int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 7))
+	val := make([]byte, 1000)
+	for first := 1; first <= n; first += batch {
+		err := db.Write(func(w Writer) error {
+			for k := first; k < first+batch && k <= n; k++ {
+				v := val[:500+r.IntN(501)]
+				for i := range v {
+					v[i] = byte(r.Uint32())
+				}
+				if err := w.Set(AppendInt(nil, int64(k)), v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestMonitor(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.kind, func(t *testing.T) {
@@ -97,17 +120,8 @@ func TestMonitor(t *testing.T) {
 				t.Fatalf("DatabaseSize of the empty database = %d", size0)
 			}
 
-			st := tg.(ib.Store)
-			if err := st.CreateTables(ctx, []string{"m"}); err != nil {
-				t.Fatal(err)
-			}
-			conn, err := st.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			gen := ib.NewGenerator(rand.New(rand.NewPCG(7, 7)), ib.DataSpec{Min: 500, Max: 1000, RandomPct: 100})
-			insertRows(t, conn, "m", genRows(gen, 1, 3000, 1700000000), 100)
+			db := tg.(*DB)
+			writeValues(t, db, 3000, 100)
 
 			size1 := size(t, sz)
 			c1 := counters(t, cnt, e.kind)
@@ -129,7 +143,7 @@ func TestMonitor(t *testing.T) {
 					t.Errorf("wal_bytes_written = %g after 3000 rows of 500 bytes or more", c1["wal_bytes_written"])
 				}
 
-				if _, err := tg.(ib.Settler).Settle(ctx, []string{"m"}); err != nil {
+				if _, err := db.Settle(ctx, nil); err != nil {
 					t.Fatal(err)
 				}
 				c2 := counters(t, cnt, e.kind)
@@ -150,7 +164,7 @@ func TestMonitor(t *testing.T) {
 				}
 
 				// The stall listener is Pebble's: the hooks it calls are ours.
-				eng := tg.(*Store).eng.(*pebbleEngine)
+				eng := db.Engine.(*pebbleEngine)
 				eng.opts.EventListener.WriteStallBegin(pebble.WriteStallBeginInfo{Reason: "L0 file count limit exceeded"})
 				time.Sleep(10 * time.Millisecond)
 				eng.opts.EventListener.WriteStallEnd()
@@ -161,7 +175,7 @@ func TestMonitor(t *testing.T) {
 			case "bbolt":
 				grew(c0, c1, "writes", "page_allocs", "page_alloc_bytes", "spills", "splits", "nodes")
 				// A read transaction adds to read_txs when it ends.
-				if _, err := conn.PointQuery(ctx, "m", []int64{1, 2}, nil); err != nil {
+				if _, err := db.Get(AppendInt(nil, 1), func([]byte) {}); err != nil {
 					t.Fatal(err)
 				}
 				grew(c1, counters(t, cnt, e.kind), "read_txs")

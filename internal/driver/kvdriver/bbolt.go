@@ -1,18 +1,18 @@
-package kvdb
+package kvdriver
 
 import (
 	"bytes"
 	"context"
 
-	"github.com/dbperf/dbperf/internal/target"
+	"github.com/dbperf/dbperf/internal/driver"
 	bolt "go.etcd.io/bbolt"
 )
 
 func init() {
-	target.Register(target.Kind{
+	driver.Register(driver.Kind{
 		Name: "bbolt", Usage: "bbolt[:FILE]",
 		Summary: "bbolt copy-on-write B+tree (etcd), embedded; a temporary file when FILE is omitted",
-		Open: func(_ context.Context, s target.Spec) (target.Target, error) {
+		Open: func(_ context.Context, s driver.Spec) (driver.Target, error) {
 			return open(s, "bbolt.db", openBbolt)
 		},
 	})

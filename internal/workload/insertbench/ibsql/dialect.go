@@ -1,7 +1,7 @@
-// Package sqldb runs the workloads on SQL databases: PostgreSQL (pgx), MySQL/MariaDB
-// (go-sql-driver/mysql) and SQLite. The SQL text is the reference's, built by a dialect; the
-// connection code is per driver.
-package sqldb
+// Package ibsql is the Insert Benchmark on SQL databases: its schema and statements for every
+// dialect (the reference's SQL text) and its insertbench.Store over the connections the
+// sqldriver targets expose. The drivers know nothing of this package.
+package ibsql
 
 import (
 	"bytes"
@@ -11,14 +11,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
-// dialect builds the Insert Benchmark's SQL for one DBMS.
+// dialect builds the Insert Benchmark's SQL for one DBMS, on the driver's dialect basics
+// (placeholders).
 type dialect struct {
-	name        string
-	placeholder func(i int) string // i from 1
-	createTable string             // format with the table name
+	sqldriver.Dialect
+	createTable string // format with the table name
 	// indexHint is inserted after the table name of range queries (MySQL's FORCE INDEX);
 	// format with table and index name.
 	indexHint string
@@ -45,8 +46,7 @@ const (
 )
 
 var postgres = dialect{
-	name:        "postgres",
-	placeholder: func(i int) string { return fmt.Sprintf("$%d", i) },
+	Dialect: sqldriver.PostgresDialect,
 	createTable: `CREATE TABLE %s (
   transactionid bigserial PRIMARY KEY,
   dateandtime timestamp without time zone,
@@ -60,8 +60,7 @@ var postgres = dialect{
 // SQLite keeps transactionid as the rowid (a clustered primary key, like InnoDB's) and
 // dateandtime as unix seconds (SQLite has no timestamp type; integers are its compact form).
 var sqlite = dialect{
-	name:        "sqlite",
-	placeholder: func(int) string { return "?" },
+	Dialect: sqldriver.SQLiteDialect,
 	createTable: `CREATE TABLE %s (
   transactionid INTEGER PRIMARY KEY,
   dateandtime datetime,
@@ -70,6 +69,33 @@ var sqlite = dialect{
   productid int NOT NULL,
   price int NOT NULL,
   data varchar(4000))`,
+}
+
+// mysqlDialect is iibench's MySQL schema in the given engine (as ENGINE= names it). The indexes
+// are added by one ALTER TABLE on InnoDB and by one ALTER TABLE each on MyRocks, as the
+// reference's drivers do.
+func mysqlDialect(engine string, rocksDB bool) dialect {
+	form := alterAll
+	if rocksDB {
+		form = alterEach
+	}
+	return dialect{
+		Dialect: sqldriver.MySQLDialect,
+		createTable: `CREATE TABLE %s (
+  transactionid bigint NOT NULL AUTO_INCREMENT,
+  dateandtime datetime,
+  cashregisterid int NOT NULL,
+  customerid int NOT NULL,
+  productid int NOT NULL,
+  price int NOT NULL,
+  data varchar(4000),
+  PRIMARY KEY (transactionid)) ENGINE=` + engine,
+		indexHint:     "FORCE INDEX (%[2]s)",
+		indexDDL:      form,
+		deleteLimit:   true,
+		literalInsert: true,
+		dateTimeText:  true,
+	}
 }
 
 // recreateTable is the DDL that drops a table if it exists and creates it with only its
@@ -136,7 +162,7 @@ func (d dialect) insert(t string, n int) string {
 			if c > 0 {
 				b.WriteString(",")
 			}
-			b.WriteString(d.placeholder(p))
+			b.WriteString(d.Placeholder(p))
 			p++
 		}
 		b.WriteString(")")
@@ -150,10 +176,10 @@ func (d dialect) insert(t string, n int) string {
 func (d dialect) deleteOldest(t string) string {
 	if d.deleteLimit {
 		return fmt.Sprintf("DELETE FROM %s WHERE transactionid >= %s AND transactionid < %s ORDER BY transactionid LIMIT %s",
-			t, d.placeholder(1), d.placeholder(2), d.placeholder(3))
+			t, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3))
 	}
 	return fmt.Sprintf("DELETE FROM %s WHERE transactionid IN (SELECT transactionid FROM %s WHERE transactionid >= %s AND transactionid < %s ORDER BY transactionid LIMIT %s)",
-		t, t, d.placeholder(1), d.placeholder(2), d.placeholder(3))
+		t, t, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3))
 }
 
 // rangeQuery is the covering range query on one index; parameter x.
@@ -168,14 +194,14 @@ func (d dialect) rangeQuery(t string, idx ib.Index) string {
 		hint = " " + fmt.Sprintf(d.indexHint, t, indexName(t, idx))
 	}
 	return fmt.Sprintf("SELECT %s FROM %s%s WHERE %s %s %s ORDER BY %s LIMIT %d",
-		strings.Join(cols[:], ", "), t, hint, cols[0], op, d.placeholder(1), strings.Join(cols[:], ", "), ib.RowsPerQuery)
+		strings.Join(cols[:], ", "), t, hint, cols[0], op, d.Placeholder(1), strings.Join(cols[:], ", "), ib.RowsPerQuery)
 }
 
 // pointQuery selects n ids with an IN list.
 func (d dialect) pointQuery(t string, n int) string {
 	ph := make([]string, n)
 	for i := range ph {
-		ph[i] = d.placeholder(i + 1)
+		ph[i] = d.Placeholder(i + 1)
 	}
 	return fmt.Sprintf("SELECT transactionid, productid, data FROM %s WHERE transactionid IN (%s)", t, strings.Join(ph, ", "))
 }

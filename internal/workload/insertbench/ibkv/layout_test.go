@@ -1,4 +1,4 @@
-package kvdb
+package ibkv
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"testing/quick"
 
+	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -17,191 +17,6 @@ import (
 var specialInts = []int64{
 	math.MinInt64, math.MinInt64 + 1, -1 << 32, -256, -255, -2, -1, 0, 1, 2, 255, 256,
 	1 << 32, math.MaxInt64 - 1, math.MaxInt64,
-}
-
-func checkIntPair(t *testing.T, a, b int64) {
-	t.Helper()
-	ea, eb := appendInt(nil, a), appendInt(nil, b)
-	if len(ea) != 8 || len(eb) != 8 {
-		t.Fatalf("appendInt gives %d and %d bytes, want 8", len(ea), len(eb))
-	}
-	if got, want := bytes.Compare(ea, eb), cmp.Compare(a, b); got != want {
-		t.Fatalf("bytes.Compare(appendInt(%d), appendInt(%d)) = %d, want %d (%x vs %x)", a, b, got, want, ea, eb)
-	}
-	if got := readInt(ea); got != a {
-		t.Fatalf("readInt(appendInt(%d)) = %d", a, got)
-	}
-	if got := readInt(eb); got != b {
-		t.Fatalf("readInt(appendInt(%d)) = %d", b, got)
-	}
-}
-
-func TestAppendIntKnownEncodings(t *testing.T) {
-	for _, c := range []struct {
-		v    int64
-		want []byte
-	}{
-		{math.MinInt64, []byte{0, 0, 0, 0, 0, 0, 0, 0}},
-		{-1, []byte{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-		{0, []byte{0x80, 0, 0, 0, 0, 0, 0, 0}},
-		{1, []byte{0x80, 0, 0, 0, 0, 0, 0, 1}},
-		{math.MaxInt64, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-	} {
-		if got := appendInt(nil, c.v); !bytes.Equal(got, c.want) {
-			t.Errorf("appendInt(nil, %d) = %x, want %x", c.v, got, c.want)
-		}
-	}
-	// appendInt appends: the existing bytes stay.
-	got := appendInt([]byte("ab"), 0)
-	if want := []byte{'a', 'b', 0x80, 0, 0, 0, 0, 0, 0, 0}; !bytes.Equal(got, want) {
-		t.Errorf("appendInt(\"ab\", 0) = %x, want %x", got, want)
-	}
-	// readInt reads the first 8 bytes of a longer slice.
-	if got := readInt(append(appendInt(nil, -42), 0xff, 0xff)); got != -42 {
-		t.Errorf("readInt of a longer slice = %d, want -42", got)
-	}
-}
-
-func TestAppendIntOrderSpecialValues(t *testing.T) {
-	for _, a := range specialInts {
-		for _, b := range specialInts {
-			checkIntPair(t, a, b)
-		}
-	}
-}
-
-func TestAppendIntOrderRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	draw := func() int64 {
-		switch r.IntN(4) {
-		case 0:
-			return specialInts[r.IntN(len(specialInts))]
-		case 1:
-			return r.Int64N(2001) - 1000 // near zero, where the sign flips
-		default:
-			return int64(r.Uint64())
-		}
-	}
-	for range 200000 {
-		checkIntPair(t, draw(), draw())
-	}
-	// Sorting the encodings sorts the numbers.
-	vals := make([]int64, 5000)
-	for i := range vals {
-		vals[i] = draw()
-	}
-	enc := make([][]byte, len(vals))
-	for i, v := range vals {
-		enc[i] = appendInt(nil, v)
-	}
-	slices.SortFunc(enc, bytes.Compare)
-	slices.Sort(vals)
-	for i := range vals {
-		if got := readInt(enc[i]); got != vals[i] {
-			t.Fatalf("position %d: sorted encodings decode to %d, sorted numbers have %d", i, got, vals[i])
-		}
-	}
-}
-
-func TestAppendIntOrderQuick(t *testing.T) {
-	f := func(a, b int64) bool {
-		ea, eb := appendInt(nil, a), appendInt(nil, b)
-		return bytes.Compare(ea, eb) == cmp.Compare(a, b) && readInt(ea) == a && readInt(eb) == b
-	}
-	if err := quick.Check(f, &quick.Config{MaxCount: 20000, Rand: nil}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func FuzzIntOrder(f *testing.F) {
-	for _, a := range specialInts {
-		for _, b := range []int64{math.MinInt64, -1, 0, 1, math.MaxInt64} {
-			f.Add(a, b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, a, b int64) {
-		checkIntPair(t, a, b)
-		// Within a composite key too: an equal prefix leaves the order to the integer.
-		ka := appendInt([]byte("pi1\x00\x01"), a)
-		kb := appendInt([]byte("pi1\x00\x01"), b)
-		if got, want := bytes.Compare(ka, kb), cmp.Compare(a, b); got != want {
-			t.Fatalf("prefixed keys of %d and %d compare %d, want %d", a, b, got, want)
-		}
-	})
-}
-
-func TestPrefixEnd(t *testing.T) {
-	for _, c := range []struct {
-		in, want []byte
-	}{
-		{[]byte("ab"), []byte("ac")},
-		{[]byte("a\xff"), []byte("b")},
-		{[]byte("a\xff\xff"), []byte("b")},
-		{[]byte("a\xfe\xff"), []byte("a\xff")},
-		{[]byte("pi1\x00"), []byte("pi1\x01")},
-		{[]byte{0}, []byte{1}},
-		{[]byte{0xff}, nil},
-		{[]byte{0xff, 0xff, 0xff}, nil},
-		{[]byte{}, nil},
-	} {
-		got := prefixEnd(c.in)
-		if !bytes.Equal(got, c.want) || (c.want == nil) != (got == nil) {
-			t.Errorf("prefixEnd(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-	// prefixEnd must not modify its argument.
-	p := []byte("a\xff")
-	prefixEnd(p)
-	if string(p) != "a\xff" {
-		t.Errorf("prefixEnd modified its argument to %q", p)
-	}
-}
-
-func TestPrefixEndBoundsEveryKeyWithThePrefix(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	prefixes := [][]byte{[]byte("ab"), []byte("a\xff"), []byte("pi1\x00"), []byte("x\xff\xff"), {0}, []byte("\x00meta\x00")}
-	for range 200 {
-		p := make([]byte, 1+r.IntN(4))
-		for i := range p {
-			// Mostly 0xff and 0x00 so carries happen.
-			switch r.IntN(3) {
-			case 0:
-				p[i] = 0xff
-			case 1:
-				p[i] = 0
-			default:
-				p[i] = byte(r.Uint32())
-			}
-		}
-		prefixes = append(prefixes, p)
-	}
-	for _, p := range prefixes {
-		end := prefixEnd(p)
-		if end == nil {
-			continue
-		}
-		if bytes.Compare(p, end) >= 0 {
-			t.Fatalf("prefixEnd(%x) = %x is not above the prefix", p, end)
-		}
-		for range 50 {
-			suffix := make([]byte, r.IntN(10))
-			for i := range suffix {
-				if r.IntN(2) == 0 {
-					suffix[i] = 0xff
-				} else {
-					suffix[i] = byte(r.Uint32())
-				}
-			}
-			k := append(append([]byte(nil), p...), suffix...)
-			if bytes.Compare(k, end) >= 0 {
-				t.Fatalf("key %x has prefix %x but is not below prefixEnd %x", k, p, end)
-			}
-		}
-		// And the smallest key greater than every key with the prefix: end itself lacks it.
-		if bytes.HasPrefix(end, p) {
-			t.Fatalf("prefixEnd(%x) = %x has the prefix itself", p, end)
-		}
-	}
 }
 
 // inRange reports whether k is in [lower, upper) (upper nil: unbounded).
@@ -215,12 +30,12 @@ func TestTablePrefixSeparatesTables(t *testing.T) {
 	if want := []byte("pi1\x00"); !bytes.Equal(p1, want) {
 		t.Fatalf("tablePrefix(pi1) = %q, want %q", p1, want)
 	}
-	if bytes.Compare(p1, []byte("pi10")) >= 0 || bytes.Compare(prefixEnd(p1), []byte("pi10")) > 0 {
-		t.Fatalf("range of pi1 [%q, %q) reaches pi10", p1, prefixEnd(p1))
+	if bytes.Compare(p1, []byte("pi10")) >= 0 || bytes.Compare(kvdriver.PrefixEnd(p1), []byte("pi10")) > 0 {
+		t.Fatalf("range of pi1 [%q, %q) reaches pi10", p1, kvdriver.PrefixEnd(p1))
 	}
 	// Whole key spaces do not overlap: [p1, end1) and [p10, end10) are disjoint.
-	if !(bytes.Compare(prefixEnd(p1), p10) <= 0 || bytes.Compare(prefixEnd(p10), p1) <= 0) {
-		t.Fatalf("key spaces of pi1 [%q,%q) and pi10 [%q,%q) overlap", p1, prefixEnd(p1), p10, prefixEnd(p10))
+	if !(bytes.Compare(kvdriver.PrefixEnd(p1), p10) <= 0 || bytes.Compare(kvdriver.PrefixEnd(p10), p1) <= 0) {
+		t.Fatalf("key spaces of pi1 [%q,%q) and pi10 [%q,%q) overlap", p1, kvdriver.PrefixEnd(p1), p10, kvdriver.PrefixEnd(p10))
 	}
 }
 
@@ -252,10 +67,10 @@ func TestKeySpacesDoNotOverlap(t *testing.T) {
 	var spaces []space
 	for _, tb := range tables {
 		p := spacePrefix(tb, spacePK)
-		spaces = append(spaces, space{tb, "pk", p, prefixEnd(p)})
+		spaces = append(spaces, space{tb, "pk", p, kvdriver.PrefixEnd(p)})
 		for idx := range ib.NumIndexes {
 			p := spacePrefix(tb, spaceIndex+byte(idx))
-			spaces = append(spaces, space{tb, "index " + idx.String(), p, prefixEnd(p)})
+			spaces = append(spaces, space{tb, "index " + idx.String(), p, kvdriver.PrefixEnd(p)})
 		}
 	}
 	for _, tb := range tables {
@@ -263,10 +78,10 @@ func TestKeySpacesDoNotOverlap(t *testing.T) {
 		tp := tablePrefix(tb)
 		for name, ks := range keys {
 			for _, k := range ks {
-				if !inRange(k, tp, prefixEnd(tp)) {
+				if !inRange(k, tp, kvdriver.PrefixEnd(tp)) {
 					t.Fatalf("%s key %x of %s is outside its table's range", name, k, tb)
 				}
-				if inRange(k, metaPrefix, prefixEnd(metaPrefix)) {
+				if inRange(k, metaPrefix, kvdriver.PrefixEnd(metaPrefix)) {
 					t.Fatalf("%s key %x of %s is in the meta space", name, k, tb)
 				}
 				for _, s := range spaces {
@@ -281,7 +96,7 @@ func TestKeySpacesDoNotOverlap(t *testing.T) {
 						continue
 					}
 					op := tablePrefix(other)
-					if inRange(k, op, prefixEnd(op)) {
+					if inRange(k, op, kvdriver.PrefixEnd(op)) {
 						t.Fatalf("%s key %x of %s is in the range of table %s", name, k, tb, other)
 					}
 				}
@@ -291,7 +106,7 @@ func TestKeySpacesDoNotOverlap(t *testing.T) {
 		mk := metaKey(tb)
 		for _, other := range tables {
 			op := tablePrefix(other)
-			if inRange(mk, op, prefixEnd(op)) {
+			if inRange(mk, op, kvdriver.PrefixEnd(op)) {
 				t.Fatalf("meta key %q of %s is in the range of table %s", mk, tb, other)
 			}
 		}
@@ -304,7 +119,7 @@ func TestPKKeyLayoutAndOrder(t *testing.T) {
 	}
 	// dst is overwritten, not appended to.
 	buf := []byte("garbage that is long enough")
-	if got, want := pkKey(buf, "t", 5), append([]byte("t\x00\x01"), appendInt(nil, 5)...); !bytes.Equal(got, want) {
+	if got, want := pkKey(buf, "t", 5), append([]byte("t\x00\x01"), kvdriver.AppendInt(nil, 5)...); !bytes.Equal(got, want) {
 		t.Fatalf("pkKey(buf, t, 5) = %q, want %q", got, want)
 	}
 	r := rand.New(rand.NewPCG(8, 9))
@@ -323,7 +138,7 @@ func TestIndexKeyLayoutOrderAndDecode(t *testing.T) {
 	k := indexKey(nil, "pi1", ib.PDC, [3]int64{1, 2, 3}, 4)
 	want := []byte("pi1\x00\x04")
 	for _, v := range []int64{1, 2, 3, 4} {
-		want = appendInt(want, v)
+		want = kvdriver.AppendInt(want, v)
 	}
 	if !bytes.Equal(k, want) {
 		t.Fatalf("indexKey(pi1, pdc, {1,2,3}, 4) = %x, want %x", k, want)

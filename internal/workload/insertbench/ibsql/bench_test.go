@@ -1,4 +1,4 @@
-package sqldb
+package ibsql
 
 import (
 	"context"
@@ -7,35 +7,39 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
-	"github.com/dbperf/dbperf/internal/target"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
 // The client's own CPU per operation against a real PostgreSQL (dbperf server start postgres;
 // DBPERF_TEST_POSTGRES=postgres://postgres@127.0.0.1:15432/dbperf):
 //
-//	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/target/sqldb/ | tee bench.txt
+//	go test -run x -bench Postgres -benchtime 200000x -count 5 ./internal/workload/insertbench/ibsql/ | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest bench.txt
 //
 // cpu-us/row and cpu-us/query are this process's user+system CPU (the server's processes are
 // not in it) divided by the rows or queries; user-us and sys-us split it.
 
-func benchPostgres(b *testing.B) *Postgres {
+func benchPostgres(b *testing.B) *pgStore {
 	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
 	if dsn == "" {
 		b.Skip("DBPERF_TEST_POSTGRES is not set: see the comment above")
 	}
-	spec, err := target.Parse(dsn)
+	spec, err := driver.Parse(dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, err := target.Open(context.Background(), spec)
+	t, err := driver.Open(context.Background(), spec)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { t.Close() })
-	return t.(*Postgres)
+	st, ok := Bind(t)
+	if !ok {
+		b.Fatalf("%T is not a SQL target", t)
+	}
+	return st.(*pgStore)
 }
 
 func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {

@@ -1,14 +1,12 @@
-package sqldb
+package sqldriver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,140 +465,4 @@ func (s *SQLite) DBMSCounters(ctx context.Context) (map[string]float64, error) {
 		"page_count": float64(pages), "freelist_count": float64(free), "page_size": float64(size),
 		"wal_bytes": float64(wal),
 	}, nil
-}
-
-// ---- This host
-
-// localHosts caches isLocalHost's answers by host: the monitor asks every interval.
-var localHosts sync.Map
-
-// isLocalHost reports whether a server's host is this machine: a unix socket (a path, or empty),
-// a loopback or unspecified address, or an address of one of this machine's interfaces.
-func isLocalHost(ctx context.Context, host string) bool {
-	if host == "" || strings.HasPrefix(host, "/") || strings.HasPrefix(host, "@") {
-		return true
-	}
-	if v, ok := localHosts.Load(host); ok {
-		return v.(bool)
-	}
-	var ips []net.IP
-	if ip := net.ParseIP(host); ip != nil {
-		ips = append(ips, ip)
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-		if err != nil {
-			return false // not cached: the next call asks again
-		}
-		for _, a := range addrs {
-			ips = append(ips, a.IP)
-		}
-	}
-	local := false
-	ifAddrs, _ := net.InterfaceAddrs()
-	for _, ip := range ips {
-		if ip.IsLoopback() || ip.IsUnspecified() {
-			local = true
-		}
-		for _, a := range ifAddrs {
-			if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
-				local = true
-			}
-		}
-	}
-	localHosts.Store(host, local)
-	return local
-}
-
-// localDir returns a server's data directory when the server is on this host and the directory
-// is here.
-func localDir(ctx context.Context, host, dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("the server reports no data directory")
-	}
-	if !isLocalHost(ctx, host) {
-		return "", fmt.Errorf("the data directory %s is on the server's host %s, not on this one", dir, host)
-	}
-	dir = filepath.Clean(dir)
-	if fi, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("the server's data directory %s is not on this host: %v", dir, err)
-	} else if !fi.IsDir() {
-		return "", fmt.Errorf("the server's data directory %s is not a directory here", dir)
-	}
-	return dir, nil
-}
-
-// readPIDFile reads the process id on the first line of a pid file.
-func readPIDFile(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	pid, err := strconv.Atoi(strings.TrimSpace(string(line)))
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("%s: no process id on its first line", path)
-	}
-	return pid, nil
-}
-
-func procExists(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil
-}
-
-// procCmdline is a process's arguments, separated by NUL bytes; empty when it cannot be read.
-func procCmdline(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return string(bytes.TrimRight(b, "\x00"))
-}
-
-// procParent reads a process's parent from /proc/PID/stat: "pid (comm) state ppid ...", where
-// comm may hold spaces and parentheses, so the fields are counted after its last ')'.
-func procParent(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	return parseStatParent(b)
-}
-
-func parseStatParent(stat []byte) (int, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
-	}
-	return strconv.Atoi(f[1])
-}
-
-// procPIDs lists the processes on this host.
-func procPIDs() []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// procChildren lists parent's child processes in pid order.
-func procChildren(parent int) []int {
-	var out []int
-	for _, pid := range procPIDs() {
-		if ppid, err := procParent(pid); err == nil && ppid == parent {
-			out = append(out, pid)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

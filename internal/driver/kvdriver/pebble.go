@@ -1,4 +1,4 @@
-package kvdb
+package kvdriver
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/dbperf/dbperf/internal/target"
+	"github.com/dbperf/dbperf/internal/driver"
 )
 
 func init() {
-	target.Register(target.Kind{
+	driver.Register(driver.Kind{
 		Name: "pebble", Usage: "pebble[:DIR]",
 		Summary: "Pebble LSM (CockroachDB), embedded; a temporary directory when DIR is omitted",
-		Open: func(_ context.Context, s target.Spec) (target.Target, error) {
+		Open: func(_ context.Context, s driver.Spec) (driver.Target, error) {
 			return open(s, "pebble", openPebble)
 		},
 	})

@@ -1,26 +1,23 @@
-package sqldb
+package sqldriver
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/target"
-	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/go-sql-driver/mysql"
 )
 
 func init() {
-	target.Register(target.Kind{
+	driver.Register(driver.Kind{
 		Name: "mysql", Usage: "mysql://USER[:PASSWORD]@HOST:PORT/DB?engine=innodb|rocksdb",
 		Summary: "MySQL or MariaDB server with InnoDB (the default) or MyRocks (engine=rocksdb); the database is created if it does not exist",
 		Open:    openMySQL,
@@ -28,20 +25,15 @@ func init() {
 }
 
 // MySQL is a MySQL or MariaDB target whose tables use one storage engine, InnoDB or MyRocks.
-// DDL and checks use the pool; each client role gets a dedicated connection from it.
+// DDL and checks use the pool (DB); each client role gets a dedicated connection (Conn).
 type MySQL struct {
-	spec   target.Spec
+	spec   driver.Spec
 	cfg    *mysql.Config
 	engine mysqlEngine
-	d      dialect
 	db     *sql.DB
 }
 
-var (
-	_ ib.Store      = (*MySQL)(nil)
-	_ ib.Settler    = (*MySQL)(nil)
-	_ target.Target = (*MySQL)(nil)
-)
+var _ driver.Target = (*MySQL)(nil)
 
 // mysqlEngine is a storage engine the target can put its tables in.
 type mysqlEngine struct {
@@ -53,40 +45,13 @@ var mysqlEngines = []mysqlEngine{{"innodb", "InnoDB"}, {"rocksdb", "ROCKSDB"}}
 
 func (e mysqlEngine) rocksDB() bool { return e.param == "rocksdb" }
 
-// mysqlDialect is iibench's MySQL schema in the given engine. The indexes are added by one ALTER
-// TABLE on InnoDB and by one ALTER TABLE each on MyRocks, as the reference's drivers do.
-func mysqlDialect(e mysqlEngine) dialect {
-	form := alterAll
-	if e.rocksDB() {
-		form = alterEach
-	}
-	return dialect{
-		name:        "mysql",
-		placeholder: func(int) string { return "?" },
-		createTable: `CREATE TABLE %s (
-  transactionid bigint NOT NULL AUTO_INCREMENT,
-  dateandtime datetime,
-  cashregisterid int NOT NULL,
-  customerid int NOT NULL,
-  productid int NOT NULL,
-  price int NOT NULL,
-  data varchar(4000),
-  PRIMARY KEY (transactionid)) ENGINE=` + e.name,
-		indexHint:     "FORCE INDEX (%[2]s)",
-		indexDDL:      form,
-		deleteLimit:   true,
-		literalInsert: true,
-		dateTimeText:  true,
-	}
-}
-
 // mysqlDialTimeout bounds connecting, as for PostgreSQL.
 const mysqlDialTimeout = 15 * time.Second
 
 // mysqlConfig turns a target URL into the driver's configuration and the engine:
 // mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?engine=innodb|rocksdb][&socket=PATH]. Without a
 // password in the URL, MYSQL_PWD is used if set (as the mysql client does).
-func mysqlConfig(s target.Spec) (*mysql.Config, mysqlEngine, error) {
+func mysqlConfig(s driver.Spec) (*mysql.Config, mysqlEngine, error) {
 	usage := "mysql://USER[:PASSWORD]@HOST:PORT/DB?engine=innodb|rocksdb"
 	u, err := url.Parse(s.DSN)
 	if err != nil || u.Scheme != "mysql" || u.Opaque != "" {
@@ -143,12 +108,12 @@ func mysqlConfig(s target.Spec) (*mysql.Config, mysqlEngine, error) {
 	return cfg, engine, nil
 }
 
-func openMySQL(ctx context.Context, s target.Spec) (target.Target, error) {
+func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	cfg, engine, err := mysqlConfig(s)
 	if err != nil {
 		return nil, err
 	}
-	m := &MySQL{spec: s, cfg: cfg, engine: engine, d: mysqlDialect(engine)}
+	m := &MySQL{spec: s, cfg: cfg, engine: engine}
 	if m.db, err = m.openDB(cfg); err != nil {
 		return nil, err
 	}
@@ -173,7 +138,7 @@ func openMySQL(ctx context.Context, s target.Spec) (target.Target, error) {
 func (m *MySQL) openDB(cfg *mysql.Config) (*sql.DB, error) {
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %v", m.spec, target.Scrub(m.spec, err))
+		return nil, fmt.Errorf("target %s: %v", m.spec, driver.Scrub(m.spec, err))
 	}
 	return sql.OpenDB(conn), nil
 }
@@ -185,44 +150,9 @@ func (m *MySQL) ping(ctx context.Context, db *sql.DB) error {
 	return m.connectError(db.PingContext(ctx))
 }
 
-func (m *MySQL) where() string {
-	if m.cfg.Net == "unix" {
-		return "mysql at socket " + m.cfg.Addr
-	}
-	return "mysql at " + m.cfg.Addr
-}
+func (m *MySQL) where() string { return mysqlWhere(m.cfg) }
 
-// connectError turns the driver's connection errors into one sentence that says what to do.
-// MySQL error 1049 (unknown database) is returned as it is, for the caller to create it.
-func (m *MySQL) connectError(err error) error {
-	if err == nil {
-		return nil
-	}
-	where := m.where()
-	var myErr *mysql.MySQLError
-	var netErr net.Error
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(err, &myErr) && myErr.Number == 1049:
-		return err
-	case errors.As(err, &myErr) && myErr.Number == 1045:
-		return fmt.Errorf("cannot connect to %s: access denied for user %q; check the user and password in the target URL", where, m.cfg.User)
-	case errors.As(err, &myErr) && myErr.Number == 1044:
-		return fmt.Errorf("cannot connect to %s: user %q has no access to database %q; grant it, or name another database in the target URL", where, m.cfg.User, m.cfg.DBName)
-	case errors.As(err, &myErr):
-		return fmt.Errorf("cannot connect to %s as %q: %s (MySQL error %d)", where, m.cfg.User, target.Scrub(m.spec, errors.New(myErr.Message)), myErr.Number)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there? (dbperf server start mariadb starts one)", where)
-	case m.cfg.Net == "unix" && errors.Is(err, syscall.ENOENT):
-		return fmt.Errorf("cannot connect to %s: the socket does not exist; is the server running? (dbperf server start mariadb starts one)", where)
-	case errors.As(err, &dnsErr):
-		return fmt.Errorf("cannot connect to %s: unknown host %q", where, dnsErr.Name)
-	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("cannot connect to %s: no answer within %s; check the host and port", where, mysqlDialTimeout)
-	default:
-		return fmt.Errorf("cannot connect to %s: %v", where, target.Scrub(m.spec, err))
-	}
-}
+func (m *MySQL) connectError(err error) error { return mysqlConnectError(m.spec, m.cfg, err) }
 
 func (m *MySQL) createDatabase(ctx context.Context) error {
 	cfg := m.cfg.Clone()
@@ -240,9 +170,6 @@ func (m *MySQL) createDatabase(ctx context.Context) error {
 	}
 	return nil
 }
-
-// quoteIdent quotes a MySQL identifier.
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // checkEngine fails unless the server has the storage engine the target asks for.
 func (m *MySQL) checkEngine(ctx context.Context) error {
@@ -280,9 +207,9 @@ var mysqlSettingsOfInterest = []string{
 	"rocksdb_use_direct_reads", "rocksdb_use_direct_io_for_flush_and_compaction",
 }
 
-// Info implements target.Target, reading the version and settings from the server itself.
-func (m *MySQL) Info(ctx context.Context) target.Info {
-	info := target.Info{Kind: "mysql", Target: m.spec.String(), Engine: "MySQL", Settings: map[string]any{
+// Info implements driver.Target, reading the version and settings from the server itself.
+func (m *MySQL) Info(ctx context.Context) driver.Info {
+	info := driver.Info{Kind: "mysql", Target: m.spec.String(), Engine: "MySQL", Settings: map[string]any{
 		"engine": m.engine.name, "driver": "github.com/go-sql-driver/mysql",
 	}}
 	if err := m.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version); err != nil {
@@ -307,7 +234,7 @@ func (m *MySQL) Info(ctx context.Context) target.Info {
 	return info
 }
 
-// Close implements target.Target.
+// Close implements driver.Target.
 func (m *MySQL) Close() error { return m.db.Close() }
 
 func (m *MySQL) exec(ctx context.Context, q string) error {
@@ -315,31 +242,37 @@ func (m *MySQL) exec(ctx context.Context, q string) error {
 	return err
 }
 
-// CreateTables implements insertbench.Store. It checks that each table got the engine asked for,
-// in case the server's sql_mode lets it substitute another.
-func (m *MySQL) CreateTables(ctx context.Context, tables []string) error {
-	if err := m.d.createTables(ctx, m.exec, tables); err != nil {
-		return err
+// DB is the target's connection pool, for DDL and checks.
+func (m *MySQL) DB() *sql.DB { return m.db }
+
+// Conn takes a dedicated connection from the pool, for one client role; its errors are one
+// sentence that says what to do.
+func (m *MySQL) Conn(ctx context.Context) (*sql.Conn, error) {
+	c, err := m.db.Conn(ctx)
+	if err != nil {
+		return nil, m.connectError(err)
 	}
-	for _, t := range tables {
-		var engine string
-		if err := m.db.QueryRowContext(ctx, "SELECT engine FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?", t).Scan(&engine); err != nil {
-			return fmt.Errorf("reading the engine of table %s: %v", t, err)
-		}
-		if !strings.EqualFold(engine, m.engine.name) {
-			return fmt.Errorf("table %s was created with engine %s, not %s (the server substituted it: add NO_ENGINE_SUBSTITUTION to its sql_mode)", t, engine, m.engine.name)
-		}
-	}
-	return nil
+	return c, nil
 }
 
-// CreateIndexes implements insertbench.Store: one ALTER TABLE for the three indexes on InnoDB, one
-// ALTER TABLE each on MyRocks.
-func (m *MySQL) CreateIndexes(ctx context.Context, table string) error {
-	for _, q := range m.d.createIndexes(table) {
-		if err := m.exec(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
+// Dialect is MySQL's: ? placeholders and backquoted identifiers.
+func (m *MySQL) Dialect() Dialect { return MySQLDialect }
+
+// Engine is the storage engine the target's tables use, as ENGINE= names it: InnoDB or ROCKSDB.
+func (m *MySQL) Engine() string { return m.engine.name }
+
+// RocksDB reports whether the tables use MyRocks.
+func (m *MySQL) RocksDB() bool { return m.engine.rocksDB() }
+
+// CheckTableEngine fails unless table was created with the target's engine: a server whose
+// sql_mode lacks NO_ENGINE_SUBSTITUTION quietly substitutes another.
+func (m *MySQL) CheckTableEngine(ctx context.Context, table string) error {
+	var engine string
+	if err := m.db.QueryRowContext(ctx, "SELECT engine FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?", table).Scan(&engine); err != nil {
+		return fmt.Errorf("reading the engine of table %s: %v", table, err)
+	}
+	if !strings.EqualFold(engine, m.engine.name) {
+		return fmt.Errorf("table %s was created with engine %s, not %s (the server substituted it: add NO_ENGINE_SUBSTITUTION to its sql_mode)", table, engine, m.engine.name)
 	}
 	return nil
 }
@@ -347,8 +280,8 @@ func (m *MySQL) CreateIndexes(ctx context.Context, table string) error {
 // flushTimeout bounds the wait for InnoDB's dirty pages to reach 0.
 var flushTimeout = 10 * time.Minute
 
-// Settle implements insertbench.Settler: ANALYZE TABLE each table; then InnoDB writes all its
-// dirty pages, MyRocks flushes its memtables and compacts L0 into L1.
+// Settle runs ANALYZE TABLE on each of the tables; then InnoDB writes all its dirty pages, or
+// MyRocks flushes its memtables and compacts L0 into L1. It returns what it did.
 func (m *MySQL) Settle(ctx context.Context, tables []string) (string, error) {
 	var done []string
 	start := time.Now()
@@ -478,106 +411,8 @@ func (m *MySQL) flushRocksDB(ctx context.Context) string {
 	return fmt.Sprintf("rocksdb memtable flush (rocksdb_force_flush_memtable_now) in %s; no L0 compaction (this MyRocks has no rocksdb_force_flush_memtable_and_lzero_now)", since(start))
 }
 
-// Stats implements insertbench.Store. Each index's entries are counted by reading that index (FORCE
-// INDEX, and a condition on its leading column that every entry meets so that the server reads
-// the index rather than a cached row count); EXPLAIN must show that index as the key.
-func (m *MySQL) Stats(ctx context.Context, table string) (ib.TableStats, error) {
-	var st ib.TableStats
-	if err := m.db.QueryRowContext(ctx, m.d.tableStats(table)).Scan(&st.Rows, &st.MinID, &st.MaxID); err != nil {
-		return st, err
-	}
-	names := make([]string, ib.NumIndexes)
-	for idx := range ib.NumIndexes {
-		names[idx] = indexName(table, idx)
-	}
-	exists := map[string]bool{}
-	rows, err := m.db.QueryContext(ctx, "SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name IN (?, ?, ?)",
-		table, names[0], names[1], names[2])
-	if err != nil {
-		return st, err
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return st, err
-		}
-		exists[name] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return st, err
-	}
-	if len(exists) == 0 {
-		return st, nil
-	}
-	st.IndexRows = make([]int64, ib.NumIndexes)
-	for idx := range ib.NumIndexes {
-		if !exists[names[idx]] {
-			st.Problems = append(st.Problems, fmt.Sprintf("index %s does not exist", names[idx]))
-			continue
-		}
-		q := fmt.Sprintf("SELECT count(*) FROM %s FORCE INDEX (%s) WHERE %s >= %d", table, names[idx], ib.IndexColumns[idx][0], math.MinInt32)
-		key, plan, err := m.explainKey(ctx, q)
-		if err != nil {
-			return st, err
-		}
-		if key != names[idx] {
-			st.Problems = append(st.Problems, fmt.Sprintf("cannot count index %s: the server does not use it (key %q):\n%s", names[idx], key, plan))
-			continue
-		}
-		if err := m.db.QueryRowContext(ctx, q).Scan(&st.IndexRows[idx]); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
-}
-
-// explainKey returns the key column of q's EXPLAIN and the plan as text.
-func (m *MySQL) explainKey(ctx context.Context, q string) (string, string, error) {
-	rows, err := m.db.QueryContext(ctx, "EXPLAIN "+q)
-	if err != nil {
-		return "", "", err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", "", err
-	}
-	var key string
-	var plan strings.Builder
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", "", err
-		}
-		for i, c := range cols {
-			fmt.Fprintf(&plan, "%s=%s ", c, vals[i].String)
-			if strings.EqualFold(c, "key") {
-				key = vals[i].String
-			}
-		}
-		plan.WriteString("\n")
-	}
-	return key, plan.String(), rows.Err()
-}
-
-// Connect implements insertbench.Store: a dedicated connection with its own prepared statements
-// for queries and deletes; inserts are literal text, unprepared.
-func (m *MySQL) Connect(ctx context.Context) (ib.Conn, error) {
-	c, err := m.db.Conn(ctx)
-	if err != nil {
-		return nil, m.connectError(err)
-	}
-	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
-}
-
-// parseDateTime reads a DATETIME's text, 'YYYY-MM-DD HH:MM:SS' (UTC), as unix seconds.
-func parseDateTime(b []byte) (int64, error) {
+// ParseDateTime reads a DATETIME's text, 'YYYY-MM-DD HH:MM:SS' (UTC), as unix seconds.
+func ParseDateTime(b []byte) (int64, error) {
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
 		return 0, fmt.Errorf("unexpected datetime %q", b)
 	}

@@ -1,16 +1,15 @@
-package kvdb
+package ibkv
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/target"
+	"github.com/dbperf/dbperf/internal/driver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -22,17 +21,27 @@ var engines = []struct {
 	{"bbolt", func(dir string) string { return dir + "/f.db" }},
 }
 
-func openTarget(t *testing.T, spec string) target.Target {
+func openTarget(t *testing.T, spec string) driver.Target {
 	t.Helper()
-	s, err := target.Parse(spec)
+	s, err := driver.Parse(spec)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", spec, err)
 	}
-	tg, err := target.Open(context.Background(), s)
+	tg, err := driver.Open(context.Background(), s)
 	if err != nil {
 		t.Fatalf("Open(%q): %v", spec, err)
 	}
 	return tg
+}
+
+// bind is the Insert Benchmark's store on an opened key-value target.
+func bind(t *testing.T, tg driver.Target) ib.Store {
+	t.Helper()
+	st, ok := Bind(tg)
+	if !ok {
+		t.Fatalf("%T is not a key-value target", tg)
+	}
+	return st
 }
 
 // model is the test's own account of a table's rows, by id.
@@ -174,10 +183,7 @@ func TestStoreEndToEnd(t *testing.T) {
 					tg.Close()
 				}
 			}()
-			st, ok := tg.(ib.Store)
-			if !ok {
-				t.Fatalf("%T is not an insertbench.Store", tg)
-			}
+			st := bind(t, tg)
 			info := tg.Info(ctx)
 			if info.Kind != e.kind || info.Target != e.kind+":"+path || info.Settings["temporary"] != false {
 				t.Fatalf("Info = %+v", info)
@@ -209,7 +215,7 @@ func TestStoreEndToEnd(t *testing.T) {
 			checkStats(t, st, "pi1", m1, false)
 			checkStats(t, st, "pi10", m10, false)
 
-			if s, ok := tg.(ib.Settler); ok && e.kind == "pebble" {
+			if s, ok := st.(ib.Settler); ok && e.kind == "pebble" {
 				// Settle first so that CreateIndexes reads sstables, not the memtable.
 				desc, err := s.Settle(ctx, tables)
 				if err != nil || desc == "" {
@@ -271,7 +277,7 @@ func TestStoreEndToEnd(t *testing.T) {
 			if err := st.CreateTables(ctx, []string{"filler"}); err != nil {
 				t.Fatal(err)
 			}
-			if s, ok := tg.(ib.Settler); ok {
+			if s, ok := st.(ib.Settler); ok {
 				if _, err := s.Settle(ctx, tables); err != nil {
 					t.Fatal(err)
 				}
@@ -328,7 +334,7 @@ func TestStoreEndToEnd(t *testing.T) {
 			checkStats(t, st, "pi10", m10, false)
 			checkStats(t, st, "pi1", m1, true)
 
-			if s, ok := tg.(ib.Settler); ok {
+			if s, ok := st.(ib.Settler); ok {
 				desc, err := s.Settle(ctx, tables)
 				if err != nil || desc == "" {
 					t.Fatalf("Settle = %q, %v", desc, err)
@@ -337,7 +343,7 @@ func TestStoreEndToEnd(t *testing.T) {
 					t.Fatalf("Settle on pebble = %q, want a description of the flush and compaction", desc)
 				}
 			} else {
-				t.Fatalf("%T is not an insertbench.Settler", tg)
+				t.Fatalf("%T is not an insertbench.Settler", st)
 			}
 			checkStats(t, st, "pi1", m1, true)
 
@@ -348,7 +354,7 @@ func TestStoreEndToEnd(t *testing.T) {
 			closed = true
 			tg = openTarget(t, e.kind+":"+path)
 			closed = false
-			st = tg.(ib.Store)
+			st = bind(t, tg)
 			checkStats(t, st, "pi1", m1, true)
 			checkStats(t, st, "pi10", m10, false)
 			c2, err := st.Connect(ctx)
@@ -387,54 +393,9 @@ func TestStoreEndToEnd(t *testing.T) {
 			closed = true
 			tg = openTarget(t, e.kind+":"+path)
 			closed = false
-			st = tg.(ib.Store)
+			st = bind(t, tg)
 			checkStats(t, st, "pi1", m, false)
 			checkStats(t, st, "pi10", m10, false)
 		})
-	}
-}
-
-func TestStoreTemporary(t *testing.T) {
-	for _, e := range engines {
-		t.Run(e.kind, func(t *testing.T) {
-			tg := openTarget(t, e.kind)
-			s := tg.(*Store)
-			dir := s.tempDir
-			if dir == "" {
-				t.Fatal("no temporary directory for a target without a path")
-			}
-			if info := tg.Info(context.Background()); info.Settings["temporary"] != true || info.Target != e.kind {
-				t.Fatalf("Info = %+v", info)
-			}
-			if _, err := os.Stat(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := tg.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Fatalf("temporary directory %s remains after Close (stat: %v)", dir, err)
-			}
-		})
-	}
-}
-
-func TestOpenBadPath(t *testing.T) {
-	f := t.TempDir() + "/file"
-	if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// A path below a regular file cannot be opened by either engine.
-	for _, e := range engines {
-		s, err := target.Parse(e.kind + ":" + f + "/sub/db")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tg, err := target.Open(context.Background(), s); err == nil {
-			tg.Close()
-			t.Errorf("%s: opening a path below a file succeeded", e.kind)
-		} else if !strings.Contains(err.Error(), "cannot open "+e.kind) {
-			t.Errorf("%s: error %q does not say what could not be opened", e.kind, err)
-		}
 	}
 }

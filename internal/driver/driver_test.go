@@ -1,4 +1,4 @@
-package target
+package driver
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// This package's test binary links no target package, so no kind is registered by init: the
+// This package's test binary links no driver package, so no kind is registered by init: the
 // tests register fakes, and put the registry back as it was afterwards.
 func withFakeKinds(t *testing.T) {
 	t.Helper()

@@ -1,9 +1,10 @@
-package kvdb
+package ibkv
 
 import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -13,7 +14,8 @@ import (
 //	table 0x00 0x02+i c1 c2 c3 id       -> "" (secondary index i; covering, no value)
 //	0x00 "meta" 0x00 table              -> flags (whether the table has its secondary indexes)
 //
-// Integers are 8 bytes big-endian with the sign bit flipped, so byte order is numeric order.
+// Integers are kvdriver.AppendInt's: 8 bytes big-endian with the sign bit flipped, so byte order
+// is numeric order.
 // Table names never contain 0x00 and never start with it, so spaces never overlap.
 const (
 	spacePK    = 0x01
@@ -21,13 +23,6 @@ const (
 )
 
 var metaPrefix = []byte("\x00meta\x00")
-
-// appendInt appends an order-preserving encoding of v.
-func appendInt(b []byte, v int64) []byte {
-	return binary.BigEndian.AppendUint64(b, uint64(v)^(1<<63))
-}
-
-func readInt(b []byte) int64 { return int64(binary.BigEndian.Uint64(b) ^ (1 << 63)) }
 
 // spacePrefix is the prefix of one table's key space (primary key or an index).
 func spacePrefix(table string, space byte) []byte {
@@ -39,31 +34,19 @@ func spacePrefix(table string, space byte) []byte {
 // tablePrefix covers every key space of a table.
 func tablePrefix(table string) []byte { return append([]byte(table), 0) }
 
-// prefixEnd is the smallest key greater than every key starting with p.
-func prefixEnd(p []byte) []byte {
-	end := append([]byte(nil), p...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil // p is all 0xff: no upper bound
-}
-
 func pkKey(dst []byte, table string, id int64) []byte {
 	dst = append(dst[:0], table...)
 	dst = append(dst, 0, spacePK)
-	return appendInt(dst, id)
+	return kvdriver.AppendInt(dst, id)
 }
 
 func indexKey(dst []byte, table string, idx ib.Index, cols [3]int64, id int64) []byte {
 	dst = append(dst[:0], table...)
 	dst = append(dst, 0, spaceIndex+byte(idx))
 	for _, c := range cols {
-		dst = appendInt(dst, c)
+		dst = kvdriver.AppendInt(dst, c)
 	}
-	return appendInt(dst, id)
+	return kvdriver.AppendInt(dst, id)
 }
 
 // rowValue encodes the non-key columns: dateandtime, cashregisterid, customerid, productid, price
@@ -86,7 +69,7 @@ func decodeRow(key, v []byte, r *ib.Row) error {
 	if len(v) < rowFixed || len(key) < 8 {
 		return errCorrupt
 	}
-	r.ID = readInt(key[len(key)-8:])
+	r.ID = kvdriver.ReadInt(key[len(key)-8:])
 	r.DateAndTime = int64(binary.BigEndian.Uint64(v))
 	r.CashRegister = int32(binary.BigEndian.Uint32(v[8:]))
 	r.Customer = int32(binary.BigEndian.Uint32(v[12:]))
@@ -103,7 +86,7 @@ func decodeIndexKey(key []byte, prefixLen int) (cols [3]int64, id int64, err err
 	}
 	k := key[prefixLen:]
 	for i := range cols {
-		cols[i] = readInt(k[8*i:])
+		cols[i] = kvdriver.ReadInt(k[8*i:])
 	}
-	return cols, readInt(k[24:]), nil
+	return cols, kvdriver.ReadInt(k[24:]), nil
 }

@@ -1,8 +1,9 @@
-// Package target names and opens the systems dbperf measures. A target is named by one string
-// (sqlite, sqlite:PATH, pebble:PATH, bbolt:PATH, postgres://user@host:port/db); each kind
-// registers itself from its own package, and a workload finds the store interface it needs on
-// the opened target with a type assertion.
-package target
+// Package driver names and opens the systems dbperf measures. A target is named by one string
+// (sqlite, sqlite:PATH, pebble:PATH, bbolt:PATH, postgres://user@host:port/db, mysql://...);
+// each kind registers itself from its driver package (sqldriver, kvdriver). Drivers know no
+// workload: a workload binds its own schema and statements to an opened target (for the Insert
+// Benchmark, insertbench/stores).
+package driver
 
 import (
 	"context"
@@ -56,7 +57,7 @@ type Kind struct {
 
 var kinds = map[string]Kind{}
 
-// Register makes a kind available; each target package calls it from init.
+// Register makes a kind available; each driver package calls it from init.
 func Register(k Kind) { kinds[k.Name] = k }
 
 // Kinds lists the registered kinds by name.

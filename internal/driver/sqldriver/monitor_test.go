@@ -1,4 +1,4 @@
-package sqldb
+package sqldriver
 
 import (
 	"context"
@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
-	"github.com/dbperf/dbperf/internal/target"
-	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
 func TestParseStatParent(t *testing.T) {
@@ -101,7 +100,7 @@ func TestLocalHost(t *testing.T) {
 }
 
 // monitored checks that a target has every monitor ability and returns them.
-func monitored(t *testing.T, tg target.Target) (monitor.Processes, monitor.DataDir, monitor.Size, monitor.Counters) {
+func monitored(t *testing.T, tg driver.Target) (monitor.Processes, monitor.DataDir, monitor.Size, monitor.Counters) {
 	t.Helper()
 	p, ok1 := tg.(monitor.Processes)
 	d, ok2 := tg.(monitor.DataDir)
@@ -153,26 +152,34 @@ func waitCounter(t *testing.T, c monitor.Counters, name string, want float64) ma
 	}
 }
 
-func monitorRows(n int) []ib.Row {
-	gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 400, Max: 600, RandomPct: 100})
-	rows := make([]ib.Row, n)
-	gen.Fill(rows, 1, 1700000000)
-	for i := range rows {
-		rows[i].Data = append([]byte(nil), rows[i].Data...)
-	}
-	return rows
-}
+// execer runs one statement on a target's connection.
+type execer func(ctx context.Context, q string) error
 
-func insertMonitorRows(t *testing.T, st ib.Store, table string, rows []ib.Row) {
+// monitorLoad creates table (engine clause opts) and inserts n rows of 400 to 600 random
+// letters, 100 a statement: enough writes for every counter to move.
+func monitorLoad(t *testing.T, exec execer, table, opts string, n int) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := st.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (id bigint PRIMARY KEY, data varchar(4000))" + opts} {
+		if err := exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
-	defer c.Close()
-	for i := 0; i < len(rows); i += 100 {
-		if err := c.Insert(ctx, table, rows[i:min(i+100, len(rows))]); err != nil {
+	r := rand.New(rand.NewPCG(3, 3))
+	for first := 1; first <= n; first += 100 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO " + table + " (id, data) VALUES ")
+		for id := first; id < first+100 && id <= n; id++ {
+			if id > first {
+				b.WriteString(",")
+			}
+			data := make([]byte, 400+r.IntN(201))
+			for i := range data {
+				data[i] = 'a' + byte(r.IntN(26))
+			}
+			b.WriteString("(" + strconv.Itoa(id) + ",'" + string(data) + "')")
+		}
+		if err := exec(ctx, b.String()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +188,7 @@ func insertMonitorRows(t *testing.T, st ib.Store, table string, rows []ib.Row) {
 func TestSQLiteMonitor(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.sqlite")
-	tg, err := target.Open(ctx, mustSpec(t, "sqlite:"+path))
+	tg, err := driver.Open(ctx, mustSpec(t, "sqlite:"+path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,17 +205,17 @@ func TestSQLiteMonitor(t *testing.T) {
 	c0 := sampleCounters(t, cnt, names...)
 	size0 := databaseSize(t, sz)
 
-	st := tg.(ib.Store)
-	if err := st.CreateTables(ctx, []string{"m"}); err != nil {
-		t.Fatal(err)
-	}
-	insertMonitorRows(t, st, "m", monitorRows(1000))
+	lite := tg.(*SQLite)
+	monitorLoad(t, func(ctx context.Context, q string) error {
+		_, err := lite.db.ExecContext(ctx, q)
+		return err
+	}, "m", "", 1000)
 	c1 := sampleCounters(t, cnt, names...)
 	size1 := databaseSize(t, sz)
 	if c1["page_count"] <= c0["page_count"] || c1["wal_bytes"] <= 0 || size1 <= size0 || size1 != int64(c1["page_count"]*c1["page_size"]) {
 		t.Fatalf("after 1000 rows: size %d (before %d), counters %v (before %v)", size1, size0, c1, c0)
 	}
-	if _, err := tg.(ib.Settler).Settle(ctx, []string{"m"}); err != nil {
+	if _, err := lite.Settle(ctx, []string{"m"}); err != nil {
 		t.Fatal(err)
 	}
 	if c2 := sampleCounters(t, cnt, names...); c2["wal_bytes"] != 0 {
@@ -242,7 +249,7 @@ func postgresMonitorURL(t *testing.T, user string) string {
 
 func TestPostgresMonitor(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, mustSpec(t, postgresMonitorURL(t, "")))
+	tg, err := driver.Open(ctx, mustSpec(t, postgresMonitorURL(t, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,8 +306,7 @@ func TestPostgresMonitor(t *testing.T) {
 		sampleCounters(t, cnt, "bgwriter.checkpoints_req", "bgwriter.buffers_checkpoint", "bgwriter.buffers_backend", "wal.records", "wal.fpi")
 	}
 
-	st := tg.(ib.Store)
-	if err := st.CreateTables(ctx, []string{"mon_t"}); err != nil {
+	if _, err := p.admin.Exec(ctx, "DROP TABLE IF EXISTS mon_t; CREATE TABLE mon_t (id bigint PRIMARY KEY, data varchar(4000))"); err != nil {
 		t.Fatal(err)
 	}
 	defer p.admin.Exec(ctx, "DROP TABLE IF EXISTS mon_t")
@@ -334,9 +340,18 @@ func TestPostgresMonitor(t *testing.T) {
 			}
 		})
 	}
-	insertMonitorRows(t, st, "mon_t", monitorRows(1000))
-	if _, err := st.Stats(ctx, "mon_t"); err != nil {
+	client, err := p.Connect(ctx) // a client's own connection, as a workload's
+	if err != nil {
 		t.Fatal(err)
+	}
+	monitorLoad(t, func(ctx context.Context, q string) error {
+		_, err := client.Exec(ctx, q)
+		return err
+	}, "mon_t", "", 1000)
+	client.Close(ctx)
+	var rows int
+	if err := p.admin.QueryRow(ctx, "SELECT count(*) FROM mon_t").Scan(&rows); err != nil || rows != 1000 {
+		t.Fatalf("mon_t has %d rows, %v", rows, err)
 	}
 	close(stop)
 	wg.Wait()
@@ -369,7 +384,7 @@ func TestPostgresMonitor(t *testing.T) {
 func TestPostgresMonitorUnprivileged(t *testing.T) {
 	ctx := context.Background()
 	const role = "dbperf_monitor_test"
-	su, err := target.Open(ctx, mustSpec(t, postgresMonitorURL(t, "")))
+	su, err := driver.Open(ctx, mustSpec(t, postgresMonitorURL(t, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +398,7 @@ func TestPostgresMonitorUnprivileged(t *testing.T) {
 	}
 	defer admin.Exec(ctx, "DROP ROLE IF EXISTS "+role)
 
-	tg, err := target.Open(ctx, mustSpec(t, postgresMonitorURL(t, role)))
+	tg, err := driver.Open(ctx, mustSpec(t, postgresMonitorURL(t, role)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +462,7 @@ func testMySQLMonitor(t *testing.T, engine string) {
 		names = append(names, rowsInserted, "rocksdb_bytes_written", "rocksdb_bytes_read", "rocksdb_flush_write_bytes")
 	}
 	table := "mon_" + engine
-	if err := m.CreateTables(ctx, []string{table}); err != nil {
+	if err := m.exec(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
 		t.Fatal(err)
 	}
 	c0 := sampleCounters(t, cnt, names...)
@@ -461,7 +476,7 @@ func testMySQLMonitor(t *testing.T, engine string) {
 	}
 	size0 := databaseSize(t, sz)
 
-	insertMonitorRows(t, m, table, monitorRows(1000))
+	monitorLoad(t, m.exec, table, " ENGINE="+m.Engine(), 1000)
 	c1 := waitCounter(t, cnt, rowsInserted, c0[rowsInserted]+1000)
 	for _, n := range []string{"com_insert", "questions"} {
 		if c1[n] <= c0[n] {

@@ -1,0 +1,145 @@
+package sqldriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func init() {
+	driver.Register(driver.Kind{
+		Name: "postgres", Usage: "postgres://USER[:PASSWORD]@HOST:PORT/DB",
+		Summary: "PostgreSQL server (pgx); the database is created if it does not exist",
+		Open:    openPostgres,
+	})
+}
+
+// Postgres is a PostgreSQL driver. It keeps one connection for DDL and checks; each client
+// role opens its own.
+type Postgres struct {
+	spec  driver.Spec
+	cfg   *pgx.ConnConfig
+	admin *pgx.Conn
+	mon   pgMonitor // the monitor's own connection (monitor.go)
+}
+
+var _ driver.Target = (*Postgres)(nil)
+
+func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
+	cfg, err := pgx.ParseConfig(s.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
+	}
+	cfg.RuntimeParams["application_name"] = "dbperf"
+	p := &Postgres{spec: s, cfg: cfg}
+	p.admin, err = p.Connect(ctx)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "3D000" { // invalid_catalog_name: create it
+		if cerr := p.createDatabase(ctx); cerr != nil {
+			return nil, cerr
+		}
+		p.admin, err = p.Connect(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Connect opens a new connection to the target's database (a client role's, an index
+// build's); its errors are one sentence that says what to do.
+func (p *Postgres) Connect(ctx context.Context) (*pgx.Conn, error) {
+	return p.connectTo(ctx, p.cfg)
+}
+
+// Admin is the connection for DDL and checks, kept open while the target is; like any pgx
+// connection, one goroutine at a time may use it.
+func (p *Postgres) Admin() *pgx.Conn { return p.admin }
+
+// Dialect is PostgreSQL's: $n placeholders and double-quoted identifiers.
+func (p *Postgres) Dialect() Dialect { return PostgresDialect }
+
+func (p *Postgres) connectTo(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		return c, nil
+	}
+	return nil, pgConnectError(p.spec, cfg, err)
+}
+
+func (p *Postgres) createDatabase(ctx context.Context) error {
+	cfg := p.cfg.Copy()
+	cfg.Database = "postgres"
+	c, err := p.connectTo(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{p.cfg.Database}.Sanitize()); err != nil {
+		return fmt.Errorf("database %q does not exist and creating it failed: %v", p.cfg.Database, err)
+	}
+	return nil
+}
+
+// settingsOfInterest are the server settings that explain results; they go into run.json.
+var settingsOfInterest = []string{
+	"shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem", "wal_buffers",
+	"synchronous_commit", "fsync", "full_page_writes", "wal_compression", "wal_level",
+	"max_wal_size", "min_wal_size", "checkpoint_timeout", "checkpoint_completion_target",
+	"autovacuum", "autovacuum_vacuum_scale_factor", "autovacuum_naptime", "random_page_cost",
+	"effective_io_concurrency", "huge_pages", "jit", "max_connections",
+}
+
+// Info implements driver.Target, reading the version and settings from the server itself.
+func (p *Postgres) Info(ctx context.Context) driver.Info {
+	info := driver.Info{Kind: "postgres", Target: p.spec.String(), Engine: "PostgreSQL", Settings: map[string]any{}}
+	if err := p.admin.QueryRow(ctx, "SHOW server_version").Scan(&info.Version); err != nil {
+		info.Version = "unknown: " + err.Error()
+	}
+	rows, err := p.admin.Query(ctx, "SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingsOfInterest)
+	if err == nil {
+		for rows.Next() {
+			var name, setting, unit string
+			if rows.Scan(&name, &setting, &unit) == nil {
+				if unit != "" {
+					setting += " (" + unit + ")"
+				}
+				info.Settings[name] = setting
+			}
+		}
+		rows.Close()
+	}
+	return info
+}
+
+// Close implements driver.Target.
+func (p *Postgres) Close() error {
+	p.closeMonitor()
+	return p.admin.Close(context.Background())
+}
+
+// Settle vacuums (with analyze and index cleanup) each of the tables, then checkpoints, so that
+// a workload's next steps start without vacuum debt or dirty pages. It returns what it did.
+func (p *Postgres) Settle(ctx context.Context, tables []string) (string, error) {
+	var done []string
+	for _, t := range tables {
+		if _, err := p.admin.Exec(ctx, "VACUUM (ANALYZE, INDEX_CLEANUP ON) "+t); err != nil {
+			return "", err
+		}
+	}
+	done = append(done, fmt.Sprintf("vacuum (analyze, index_cleanup on) of %d tables", len(tables)))
+	if _, err := p.admin.Exec(ctx, "CHECKPOINT"); err != nil {
+		done = append(done, "no checkpoint ("+err.Error()+")")
+	} else {
+		done = append(done, "checkpoint")
+	}
+	return strings.Join(done, "; "), nil
+}

@@ -1,0 +1,240 @@
+package ibsql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/jackc/pgx/v5"
+)
+
+// pgStore is the Insert Benchmark on PostgreSQL: DDL and checks on the target's admin
+// connection, a connection of its own for each client role and each index build.
+type pgStore struct{ t *sqldriver.Postgres }
+
+var (
+	_ ib.Store   = (*pgStore)(nil)
+	_ ib.Settler = (*pgStore)(nil)
+)
+
+// Settle implements insertbench.Settler: the driver's vacuum and checkpoint.
+func (p *pgStore) Settle(ctx context.Context, tables []string) (string, error) {
+	return p.t.Settle(ctx, tables)
+}
+
+// CreateTables implements insertbench.Store.
+func (p *pgStore) CreateTables(ctx context.Context, tables []string) error {
+	return postgres.createTables(ctx, func(ctx context.Context, q string) error {
+		_, err := p.t.Admin().Exec(ctx, q)
+		return err
+	}, tables)
+}
+
+// CreateIndexes implements insertbench.Store: one CREATE INDEX per index, as the reference does.
+func (p *pgStore) CreateIndexes(ctx context.Context, table string) error {
+	c, err := p.t.Connect(ctx) // tables are indexed concurrently, one connection each
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for idx := range ib.NumIndexes {
+		if _, err := c.Exec(ctx, postgres.createIndex(table, idx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats implements insertbench.Store. Index entries are counted by a full scan of each index in
+// its own order; the plan is checked to really use that index.
+func (p *pgStore) Stats(ctx context.Context, table string) (ib.TableStats, error) {
+	var st ib.TableStats
+	if err := p.t.Admin().QueryRow(ctx, postgres.tableStats(table)).Scan(&st.Rows, &st.MinID, &st.MaxID); err != nil {
+		return st, err
+	}
+	var n int
+	if err := p.t.Admin().QueryRow(ctx, pgIndexesSQL,
+		table, table+"_pkey").Scan(&n); err != nil {
+		return st, err
+	}
+	if n == 0 {
+		return st, nil
+	}
+	st.IndexRows = make([]int64, ib.NumIndexes)
+	tx, err := p.t.Admin().Begin(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer tx.Rollback(ctx)
+	for _, set := range pgCountSettings {
+		if _, err := tx.Exec(ctx, set); err != nil {
+			return st, err
+		}
+	}
+	for idx := range ib.NumIndexes {
+		// Only this index delivers rows in this order, and sorting is off.
+		q := pgIndexCount(table, idx)
+		var plan strings.Builder
+		rows, err := tx.Query(ctx, "EXPLAIN "+q)
+		if err != nil {
+			return st, err
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				rows.Close()
+				return st, err
+			}
+			plan.WriteString(line + "\n")
+		}
+		rows.Close()
+		if !strings.Contains(plan.String(), indexName(table, idx)) {
+			st.Problems = append(st.Problems, fmt.Sprintf("cannot count index %s: the planner does not use it:\n%s", indexName(table, idx), plan.String()))
+			continue
+		}
+		if err := tx.QueryRow(ctx, q).Scan(&st.IndexRows[idx]); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// Connect implements insertbench.Store.
+func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
+	c, err := p.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery)}, nil
+}
+
+type pgConn struct {
+	c      *pgx.Conn
+	sql    map[string]*tableSQL
+	stmts  map[string]string // prepared statement names by SQL text
+	args   []any
+	buf    []byte   // the last INSERT statement's text, reused
+	param  []byte   // text of the query parameters, reused
+	ends   []int    // where each parameter's text ends in param
+	params [][]byte // slices of param, one per parameter
+}
+
+func (c *pgConn) table(t string) *tableSQL {
+	s, ok := c.sql[t]
+	if !ok {
+		s = newTableSQL(postgres, t)
+		c.sql[t] = s
+	}
+	return s
+}
+
+// Insert sends one multi-row INSERT with literal values over the simple query protocol.
+func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
+	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
+	_, err := c.c.PgConn().Exec(ctx, string(c.buf)).ReadAll()
+	return err
+}
+
+func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	tag, err := c.c.Exec(ctx, c.table(t).deleteOldest, from, to, to-from)
+	return tag.RowsAffected(), err
+}
+
+// Queries run as named prepared statements through pgconn, pgx's protocol layer, with binary
+// results decoded in place: the per-row scan machinery of pgx.Rows cost more client CPU than
+// the rest of a query's client side together (docs/performance.md).
+
+// prepared returns the name of q prepared on this connection, preparing it on first use.
+func (c *pgConn) prepared(ctx context.Context, q string) (string, error) {
+	if name, ok := c.stmts[q]; ok {
+		return name, nil
+	}
+	name := fmt.Sprintf("dbperf_%d", len(c.stmts)+1)
+	if _, err := c.c.PgConn().Prepare(ctx, name, q, nil); err != nil {
+		return "", err
+	}
+	c.stmts[q] = name
+	return name, nil
+}
+
+var binaryResults = []int16{1}
+
+// pgEpoch is the zero of PostgreSQL's binary timestamps (microseconds since 2000-01-01 UTC).
+const pgEpoch = 946684800
+
+func (c *pgConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
+	name, err := c.prepared(ctx, c.table(t).rangeQuery[idx])
+	if err != nil {
+		return out, err
+	}
+	c.param = strconv.AppendInt(c.param[:0], x, 10)
+	c.params[0] = c.param
+	rr := c.c.PgConn().ExecPrepared(ctx, name, c.params[:1], nil, binaryResults)
+	for rr.NextRow() {
+		v := rr.Values()
+		if len(v) != 3 || len(v[0]) != 4 || len(v[2]) != 4 {
+			rr.Close()
+			return out, fmt.Errorf("range query on %s.%s: unexpected row shape", t, idx)
+		}
+		var r ib.IndexRow
+		r[0] = int64(int32(binary.BigEndian.Uint32(v[0])))
+		r[2] = int64(int32(binary.BigEndian.Uint32(v[2])))
+		switch {
+		case idx == ib.PDC && len(v[1]) == 8: // timestamp
+			r[1] = int64(binary.BigEndian.Uint64(v[1]))/1e6 + pgEpoch
+		case idx != ib.PDC && len(v[1]) == 4:
+			r[1] = int64(int32(binary.BigEndian.Uint32(v[1])))
+		default:
+			rr.Close()
+			return out, fmt.Errorf("range query on %s.%s: unexpected column of %d bytes", t, idx, len(v[1]))
+		}
+		out = append(out, r)
+	}
+	_, err = rr.Close()
+	return out, err
+}
+
+func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
+	name, err := c.prepared(ctx, c.table(t).pointSQL(postgres, t, len(ids)))
+	if err != nil {
+		return out, err
+	}
+	// Write every id's text first, then slice: the buffer may move while it grows.
+	c.param, c.ends = c.param[:0], c.ends[:0]
+	for _, id := range ids {
+		c.param = strconv.AppendInt(c.param, id, 10)
+		c.ends = append(c.ends, len(c.param))
+	}
+	params, start := c.params[:0], 0
+	for _, end := range c.ends {
+		params = append(params, c.param[start:end:end])
+		start = end
+	}
+	c.params = params
+	rr := c.c.PgConn().ExecPrepared(ctx, name, params, nil, binaryResults)
+	for rr.NextRow() {
+		v := rr.Values()
+		if len(v) != 3 || len(v[0]) != 8 || len(v[1]) != 4 {
+			rr.Close()
+			return out, fmt.Errorf("point query on %s: unexpected row shape", t)
+		}
+		out = append(out, ib.PointRow{
+			ID:      int64(binary.BigEndian.Uint64(v[0])),
+			Product: int32(binary.BigEndian.Uint32(v[1])),
+			Data:    append([]byte(nil), v[2]...),
+		})
+	}
+	_, err = rr.Close()
+	return out, err
+}
+
+func (c *pgConn) Close() error { return c.c.Close(context.Background()) }

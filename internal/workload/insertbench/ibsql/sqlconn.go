@@ -1,0 +1,171 @@
+package ibsql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+// tableSQL caches one table's statements; pgx prepares each once per connection.
+type tableSQL struct {
+	insert       map[int]string
+	deleteOldest string
+	rangeQuery   [ib.NumIndexes]string
+	pointQuery   map[int]string // by number of ids
+}
+
+func newTableSQL(d dialect, t string) *tableSQL {
+	s := &tableSQL{insert: map[int]string{}, deleteOldest: d.deleteOldest(t), pointQuery: map[int]string{}}
+	for idx := range ib.NumIndexes {
+		s.rangeQuery[idx] = d.rangeQuery(t, idx)
+	}
+	return s
+}
+
+func (s *tableSQL) insertSQL(d dialect, t string, n int) string {
+	q, ok := s.insert[n]
+	if !ok {
+		q = d.insert(t, n)
+		s.insert[n] = q
+	}
+	return q
+}
+
+func (s *tableSQL) pointSQL(d dialect, t string, n int) string {
+	q, ok := s.pointQuery[n]
+	if !ok {
+		q = d.pointQuery(t, n)
+		s.pointQuery[n] = q
+	}
+	return q
+}
+
+// sqlConn is a database/sql connection running the Insert Benchmark's statements.
+type sqlConn struct {
+	c     *sql.Conn
+	d     dialect
+	stmts map[string]*sql.Stmt
+	sql   map[string]*tableSQL
+	args  []any
+	buf   []byte       // the last literal INSERT's text, reused
+	raw   sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
+}
+
+func (c *sqlConn) table(t string) *tableSQL {
+	s, ok := c.sql[t]
+	if !ok {
+		s = newTableSQL(c.d, t)
+		c.sql[t] = s
+	}
+	return s
+}
+
+func (c *sqlConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := c.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := c.c.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[q] = st
+	return st, nil
+}
+
+func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if c.d.literalInsert { // no arguments: the driver sends the text as it is, unprepared
+		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
+		c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, true)
+		_, err := c.c.ExecContext(ctx, string(c.buf))
+		return err
+	}
+	st, err := c.stmt(ctx, c.table(t).insertSQL(c.d, t, len(rows)))
+	if err != nil {
+		return err
+	}
+	c.args = c.args[:0]
+	for i := range rows {
+		r := &rows[i]
+		c.args = append(c.args, r.ID, r.DateAndTime, r.CashRegister, r.Customer, r.Product, r.Price, r.Data)
+	}
+	_, err = st.ExecContext(ctx, c.args...)
+	return err
+}
+
+func (c *sqlConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	st, err := c.stmt(ctx, c.table(t).deleteOldest)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, from, to, to-from)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
+	st, err := c.stmt(ctx, c.table(t).rangeQuery[idx])
+	if err != nil {
+		return out, err
+	}
+	rows, err := st.QueryContext(ctx, x)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	text := idx == ib.PDC && c.d.dateTimeText
+	for rows.Next() {
+		var r ib.IndexRow
+		if text {
+			if err := rows.Scan(&r[0], &c.raw, &r[2]); err != nil {
+				return out, err
+			}
+			if r[1], err = sqldriver.ParseDateTime(c.raw); err != nil {
+				return out, fmt.Errorf("range query on %s.%s: %v", t, idx, err)
+			}
+		} else if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
+	st, err := c.stmt(ctx, c.table(t).pointSQL(c.d, t, len(ids)))
+	if err != nil {
+		return out, err
+	}
+	c.args = c.args[:0]
+	for _, id := range ids {
+		c.args = append(c.args, id)
+	}
+	rows, err := st.QueryContext(ctx, c.args...)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ib.PointRow
+		if err := rows.Scan(&r.ID, &r.Product, &r.Data); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (c *sqlConn) Close() error {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	return c.c.Close()
+}

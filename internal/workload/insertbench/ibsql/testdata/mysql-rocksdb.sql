@@ -1,0 +1,65 @@
+-- create tables (1 of 2)
+DROP TABLE IF EXISTS pi1;
+
+-- create tables (2 of 2)
+CREATE TABLE pi1 (
+  transactionid bigint NOT NULL AUTO_INCREMENT,
+  dateandtime datetime,
+  cashregisterid int NOT NULL,
+  customerid int NOT NULL,
+  productid int NOT NULL,
+  price int NOT NULL,
+  data varchar(4000),
+  PRIMARY KEY (transactionid)) ENGINE=ROCKSDB;
+
+-- create indexes (1)
+ALTER TABLE pi1 ADD INDEX pi1_marketsegment (productid, customerid, price);
+
+-- create indexes (2)
+ALTER TABLE pi1 ADD INDEX pi1_registersegment (cashregisterid, customerid, price);
+
+-- create indexes (3)
+ALTER TABLE pi1 ADD INDEX pi1_pdc (price, dateandtime, customerid);
+
+-- insert (literal, 2 rows)
+INSERT INTO pi1 (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES (1,'2026-01-02 03:04:05',2,3,4,5,'aa''b'),(2,'2026-01-02 03:04:05',6,7,8,9,X'615c27');
+
+-- delete oldest (from, to, limit)
+DELETE FROM pi1 WHERE transactionid >= ? AND transactionid < ? ORDER BY transactionid LIMIT ?;
+
+-- range query marketsegment
+SELECT productid, customerid, price FROM pi1 FORCE INDEX (pi1_marketsegment) WHERE productid >= ? ORDER BY productid, customerid, price LIMIT 10;
+
+-- range query registersegment
+SELECT cashregisterid, customerid, price FROM pi1 FORCE INDEX (pi1_registersegment) WHERE cashregisterid > ? ORDER BY cashregisterid, customerid, price LIMIT 10;
+
+-- range query pdc
+SELECT price, dateandtime, customerid FROM pi1 FORCE INDEX (pi1_pdc) WHERE price >= ? ORDER BY price, dateandtime, customerid LIMIT 10;
+
+-- point query (3 ids)
+SELECT transactionid, productid, data FROM pi1 WHERE transactionid IN (?, ?, ?);
+
+-- stats
+SELECT count(*), coalesce(min(transactionid), 0), coalesce(max(transactionid), 0) FROM pi1;
+
+-- stats: indexes
+SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name IN (?, ?, ?);
+
+-- stats: plan of marketsegment
+EXPLAIN SELECT count(*) FROM pi1 FORCE INDEX (pi1_marketsegment) WHERE productid >= -2147483648;
+
+-- stats: entries of marketsegment
+SELECT count(*) FROM pi1 FORCE INDEX (pi1_marketsegment) WHERE productid >= -2147483648;
+
+-- stats: plan of registersegment
+EXPLAIN SELECT count(*) FROM pi1 FORCE INDEX (pi1_registersegment) WHERE cashregisterid >= -2147483648;
+
+-- stats: entries of registersegment
+SELECT count(*) FROM pi1 FORCE INDEX (pi1_registersegment) WHERE cashregisterid >= -2147483648;
+
+-- stats: plan of pdc
+EXPLAIN SELECT count(*) FROM pi1 FORCE INDEX (pi1_pdc) WHERE price >= -2147483648;
+
+-- stats: entries of pdc
+SELECT count(*) FROM pi1 FORCE INDEX (pi1_pdc) WHERE price >= -2147483648;
+
