@@ -46,6 +46,7 @@ func runInsertCmd() *cobra.Command {
 		seed       uint64
 		noVerify   bool
 		settleWait time.Duration
+		load       loadFlags
 	)
 	c := &cobra.Command{
 		Use:   "insert",
@@ -90,11 +91,14 @@ every target gets the same rows. A failed run does not stop the others.`,
 				seed = randomSeed()
 			}
 			cfg.Seed = seed
+			var err error
+			if cfg.Arrival, err = load.parse(seed); err != nil {
+				return err
+			}
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
 			var runs []plan.Run
-			var err error
 			if planFile != "" {
 				if c.Flags().Changed("target") {
 					return fmt.Errorf("give --plan or --target, not both")
@@ -136,6 +140,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database check after each step")
+	load.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }

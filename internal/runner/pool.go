@@ -14,15 +14,19 @@ type Arrivals interface {
 	Next() time.Duration
 }
 
-// Constant arrivals come every 1/PerSec seconds, from offset 0.
+// Constant arrivals come every 1/PerSec seconds, the first at Phase (a fraction of a gap, in
+// [0, 1)) after the start. With Phase 0.5 each arrival is in the middle of its 1/PerSec slot, so
+// a step of N arrivals lasting N/PerSec has exactly PerSec arrivals in each whole second, none of
+// them on a second's boundary.
 type Constant struct {
 	PerSec float64
+	Phase  float64
 	n      int64
 }
 
 // Next implements Arrivals.
 func (c *Constant) Next() time.Duration {
-	d := Offset(c.PerSec, c.n)
+	d := time.Duration((float64(c.n) + c.Phase) * float64(time.Second) / c.PerSec)
 	c.n++
 	return d
 }
@@ -55,12 +59,16 @@ type Pool struct {
 	Name     string
 	Arrivals Arrivals
 	// Limit is the number of arrivals in all; 0 runs until the step's primary workers are done
-	// (a pool without a limit must not be primary).
+	// or its Duration ends (a primary pool without a limit needs the step's Duration).
 	Limit int64
 	// Do holds one function per worker (each with its own connection).
 	Do         []DoFunc
 	MaxBacklog int // DefaultMaxBacklog if 0
 	Primary    bool
+	// Until, if set, holds the pool open until that long after the start even when its last
+	// arrival came earlier: a rate-limited stream whose schedule lasts Limit/rate is measured
+	// over that whole schedule, not to its last arrival.
+	Until time.Duration
 	// Done, if set, is called once when every worker of the pool has finished.
 	Done func()
 }
@@ -104,10 +112,7 @@ func (ps *poolState) workers() []Worker {
 // arrivals, or when the primary workers are done (a non-primary pool), or when ctx ends.
 func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan struct{}, lag *Lag) {
 	defer close(ps.ch)
-	var stopCh <-chan struct{}
-	if !ps.p.Primary {
-		stopCh = stop
-	}
+	stopCh := stop // the primaries are done, or the step's time is up
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -139,6 +144,14 @@ func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan 
 			ps.dropped.Add(1)
 		}
 	}
+	if d := time.Until(start.Add(ps.p.Until)); ps.p.Until > 0 && d > 0 {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		case <-stopCh:
+		}
+	}
 }
 
 // poolSchedule is a pool worker's schedule: the next arrival, whenever it was due.
@@ -147,7 +160,7 @@ type poolSchedule struct{ ps *poolState }
 // Next implements Schedule.
 func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	var stopCh <-chan struct{}
-	if !s.ps.p.Primary {
+	if !s.ps.p.Primary || s.ps.p.Limit <= 0 {
 		stopCh = t.Stop
 	}
 	select {

@@ -22,6 +22,38 @@ func TestConstantArrivals(t *testing.T) {
 	}
 }
 
+func TestConstantArrivalsPhase(t *testing.T) {
+	a := &runner.Constant{PerSec: 2, Phase: 0.5}
+	for n, want := range []time.Duration{250 * time.Millisecond, 750 * time.Millisecond, 1250 * time.Millisecond} {
+		if got := a.Next(); got != want {
+			t.Errorf("arrival %d at %v, want %v: the middle of each half-second slot", n, got, want)
+		}
+	}
+}
+
+// TestPoolUntil: 6 arrivals at 2/s in the middle of their slots, held until the schedule's end
+// at 3s: every whole second has exactly 2 operations, and the step lasts the schedule.
+func TestPoolUntil(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var perSecond []int64
+		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+			Interval: func(iv *measure.Interval) { perSecond = append(perSecond, iv.Ops[opInsert].Statements) },
+			Pools: []runner.Pool{{Name: "inserter", Primary: true, Limit: 6, Until: 3 * time.Second,
+				Arrivals: &runner.Constant{PerSec: 2, Phase: 0.5},
+				Do:       []runner.DoFunc{runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 50, sleep(ctx, 10*time.Millisecond) })}}},
+		})
+		if !res.Complete {
+			t.Fatal(res.Err)
+		}
+		if got := res.End.Sub(res.Start); got != 3*time.Second {
+			t.Errorf("step lasted %v, want the schedule's 3s", got)
+		}
+		if len(perSecond) < 3 || perSecond[0] != 2 || perSecond[1] != 2 || perSecond[2] != 2 {
+			t.Errorf("statements per second %v, want 2 in each of the 3 seconds", perSecond)
+		}
+	})
+}
+
 // TestPoissonArrivals checks the gaps statistically: exponential with mean 1/rate has a standard
 // deviation equal to its mean and P(gap > mean) = 1/e. With 100,000 gaps the sample mean's
 // standard error is 0.3%: the 2% bounds fail by chance far less than once in a million runs.

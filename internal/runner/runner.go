@@ -37,6 +37,10 @@ type Step struct {
 	Workers []Worker
 	Pools   []Pool // open-loop streams, each served by a pool of workers
 	Retries int    // retries of a failed operation before the step fails
+	// Duration, if set, ends the step that long after its start: every worker finishes the
+	// operation it is doing and takes no new one (as when the primary workers are done).
+	// Workers and pools without a limit run until then.
+	Duration time.Duration
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
 	// Interval, if set, is called with each second's merged figures (and a last, shorter one),
@@ -106,7 +110,13 @@ func Run(ctx context.Context, s Step) Result {
 			}
 		}(recorders[i], &lags[i])
 	}
-	go func() { primaries.Wait(); close(stop) }()
+	var stopOnce sync.Once
+	closeStop := func() { stopOnce.Do(func() { close(stop) }) }
+	go func() { primaries.Wait(); closeStop() }()
+	if s.Duration > 0 {
+		deadline := time.AfterFunc(time.Until(start.Add(s.Duration)), closeStop)
+		defer deadline.Stop()
+	}
 	finished := make(chan struct{})
 	go func() { all.Wait(); close(finished) }()
 

@@ -106,6 +106,7 @@ func (b *Bench) Settings() map[string]any {
 		"settle_wait_sec": b.cfg.SettleWait.Seconds(),
 		"retries":         b.cfg.Retries,
 		"steps":           b.cfg.Steps,
+		"arrival":         b.cfg.Arrival.String(),
 	}
 }
 
@@ -300,6 +301,7 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	}
 	plan.Progress, plan.Main, plan.Write, plan.Total = stepInsert, stepInsert, stepInsert, rowsPerClient*int64(b.cfg.Clients)
 
+	var queriers []runner.DoFunc
 	for c := range b.cfg.Clients {
 		t := b.tableOf(c)
 		conn, err := p.connect(ctx)
@@ -319,10 +321,15 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.Workers = append(s.Workers, p.querier(c, t, qconn))
+			queriers = append(queriers, p.querier(c, t, qconn))
 		}
 	}
 	if p.info.kind == kindQuery {
+		// The queriers run until the inserts are done, closed loop as the reference's, or at
+		// the run's open-loop arrival rate.
+		if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "querier", Do: queriers}); err != nil {
+			return nil, err
+		}
 		plan.Main, plan.Read = stepQuery, stepQuery
 		target := p.info.rate * float64(b.cfg.Clients)
 		// Each statement stands for 1/rate of the schedule, so the schedule lasts rows/rate even
@@ -388,9 +395,14 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 	}
 	name := fmt.Sprintf("inserter %d (table %s)", client+1, t.name)
 	if p.info.kind == kindQuery {
+		// Each statement arrives in the middle of its 1/rate slot and the stream lasts its whole
+		// schedule, rows/rate: every second holds exactly the target's rows, so per-second and
+		// per-step insert rates are the rate done in that time (no fence post at either end).
+		perSec := p.info.rate / float64(batch)
 		s.Pools = append(s.Pools, runner.Pool{
 			Name: name, Primary: true, Limit: statements, Done: done,
-			Arrivals: &runner.Constant{PerSec: p.info.rate / float64(batch)},
+			Until:    time.Duration(float64(statements) / perSec * float64(time.Second)),
+			Arrivals: &runner.Constant{PerSec: perSec, Phase: 0.5},
 			Do: []runner.DoFunc{runner.Single(stepInsert, func(ctx context.Context, attempt int) (int64, error) {
 				if attempt == 0 && deletes && !t.backlog.WaitBelow(ctx, limit) {
 					return 0, ctx.Err()
@@ -445,7 +457,7 @@ func (p *planner) deleter(client int, t *table, conn Conn) runner.Worker {
 	}
 }
 
-func (p *planner) querier(client int, t *table, conn Conn) runner.Worker {
+func (p *planner) querier(client int, t *table, conn Conn) runner.DoFunc {
 	gen := NewGenerator(p.b.rng(p.step, "query", client), p.b.cfg.Data)
 	var out []IndexRow
 	var pout []PointRow
@@ -464,8 +476,5 @@ func (p *planner) querier(client int, t *table, conn Conn) runner.Worker {
 			return 1, err
 		}
 	}
-	return runner.Worker{
-		Name:     fmt.Sprintf("querier %d (table %s)", client+1, t.name),
-		Schedule: runner.ClosedLoop{}, Do: runner.Single(stepQuery, do),
-	}
+	return runner.Single(stepQuery, do)
 }

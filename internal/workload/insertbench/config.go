@@ -2,7 +2,9 @@ package insertbench
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/dbperf/dbperf/internal/workload"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +36,10 @@ type Config struct {
 	Seed uint64
 	// Retries of a failed statement before the step fails. Default 3.
 	Retries int
+	// Arrival is how the q steps' queries arrive: closed loop (the reference's: each querier
+	// as fast as it can, the default) or open loop at a rate. The inserts keep the reference's
+	// rate whatever it is.
+	Arrival workload.Arrival
 	// Now gives dateandtime for each statement. Default time.Now; tests fix it so that every
 	// target gets identical rows.
 	Now func() time.Time
