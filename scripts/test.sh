@@ -41,6 +41,18 @@ install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb chromium
 mkdir -p .testdata
 go build -buildvcs=auto -o .testdata/dbperf ./cmd/dbperf
 export DBPERF_SERVER_PASSWORD=dbperf-test
+# The servers are stopped when the script ends, whether the tests pass, fail or are interrupted.
+stop_servers() {
+  local kind
+  for kind in postgres mariadb; do
+    if .testdata/dbperf server status "$kind" --datadir "/tmp/dbperf-test-$kind" >/dev/null 2>&1; then
+      .testdata/dbperf server stop "$kind" --datadir "/tmp/dbperf-test-$kind" >/dev/null || true
+    fi
+  done
+}
+trap stop_servers EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 for server in postgres:15439 mariadb:13309; do
   kind=${server%:*} port=${server#*:}
   # Restarted every time: a server left running may have another port, config or password.

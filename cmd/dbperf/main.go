@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/spf13/cobra"
 
@@ -36,7 +37,9 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
   dbperf targets`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(archive.ThisBuild()),
 	}
+	root.SetVersionTemplate("dbperf {{.Version}}\n")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -65,4 +68,15 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		}
 		os.Exit(1)
 	}
+}
+
+// versionString is what --version prints after "dbperf ": the version, the commit (with
+// "+modified" for a work tree with uncommitted changes) and the Go version of the build, the
+// same provenance run.json records.
+func versionString(b archive.Build) string {
+	commit := b.Commit
+	if b.Modified {
+		commit += "+modified"
+	}
+	return fmt.Sprintf("%s (commit %s, %s)", b.Version, commit, b.GoVersion)
 }

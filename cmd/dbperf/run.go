@@ -95,7 +95,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if cfg.Arrival, err = load.parse(seed); err != nil {
 				return err
 			}
-			if err := cfg.Validate(); err != nil {
+			if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": settleWait}), cfg.Validate()); err != nil {
 				return err
 			}
 			var runs []plan.Run
@@ -110,15 +110,16 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if err != nil {
 				return err
 			}
-			stamp := time.Now().Format("20060102-150405")
-			if len(runs) == 1 {
-				if out == "" {
-					out = filepath.Join("runs", fmt.Sprintf("insert-%s-%s", runs[0].Name, stamp))
-				}
-				return runOne(c, "insert", runs[0], out, seed, !noVerify, bindInsert(cfg))
+			if out == "" && len(runs) == 1 {
+				out = defaultOut("insert-"+runs[0].Name, time.Now())
+			} else if out == "" {
+				out = defaultOut("insert", time.Now())
 			}
-			if out == "" {
-				out = filepath.Join("runs", "insert-"+stamp)
+			if err := preflight(runs, out, cfg.NeedsData()); err != nil {
+				return err // before any server is started or stopped
+			}
+			if len(runs) == 1 {
+				return runOne(c, "insert", runs[0], out, seed, !noVerify, bindInsert(cfg))
 			}
 			return runAll(c, "insert", runs, out, seed, !noVerify, bindInsert(cfg))
 		},
@@ -152,7 +153,12 @@ func bindInsert(cfg insertbench.Config) func(driver.Target) (workload.Workload, 
 		if err != nil {
 			return nil, err
 		}
-		return insertbench.New(cfg, store)
+		b, err := insertbench.New(cfg, store)
+		if err != nil {
+			return nil, err
+		}
+		// A first step other than l.i0 needs the tables: fail before the run directory exists.
+		return b, b.CheckStart(context.Background())
 	}
 }
 
@@ -181,10 +187,16 @@ func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uin
 }
 
 // runOne starts the run's server if it has one (restarting it with the run's config), runs the
-// workload on the target, and stops the server it started.
-func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// workload on the target, and stops the server it started: also when the run fails, is
+// interrupted (Ctrl-C, SIGTERM as from timeout(1), SIGHUP) or the start itself fails half-way.
+func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) (err error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	defer func() {
+		if err != nil && ctx.Err() != nil && !errors.Is(err, session.ErrInterrupted) {
+			err = fmt.Errorf("%w (%v)", session.ErrInterrupted, err) // so that a plan stops here
+		}
+	}()
 	targetStr := r.Target
 	if r.Server != nil {
 		o := *r.Server
@@ -198,11 +210,11 @@ func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, 
 				return err
 			}
 		}
+		defer stopServer(c, o.Kind, srv)
 		base, err := srv.Start(ctx)
 		if err != nil {
 			return err
 		}
-		defer srv.Stop(context.Background())
 		st, _ := srv.Status()
 		fmt.Fprintf(c.OutOrStdout(), "started %s with config %s on port %d\n", o.Kind, st.Config, st.Port)
 		targetStr = serverTarget(base, o.Password, r.Engine)

@@ -50,6 +50,17 @@ DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to 
 			if err != nil {
 				return err
 			}
+			if args[0] != "start" && !c.Flags().Changed("datadir") {
+				// Without --datadir, status and stop look for the server dbperf started on the
+				// port, wherever its data directory is.
+				if st, _ := s.Status(); !st.Running {
+					if found, ok := server.Find(o); ok {
+						if s, err = server.New(found); err != nil {
+							return err
+						}
+					}
+				}
+			}
 			out := c.OutOrStdout()
 			switch args[0] {
 			case "start":
@@ -72,6 +83,9 @@ DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to 
 				}
 				fmt.Fprintf(out, "%s: %s\n", o.Kind, st)
 				if !st.Running {
+					if server.PortInUse(st.Port) {
+						fmt.Fprintf(out, "port %d on 127.0.0.1 is in use, but not by a %s server dbperf started that it can see: give its --datadir\n", st.Port, o.Kind)
+					}
 					return errNotRunning
 				}
 			}
@@ -79,7 +93,7 @@ DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to 
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.DataDir, "datadir", "", "data directory (default /tmp/dbperf-KIND-PORT)")
+	f.StringVar(&o.DataDir, "datadir", "", "data directory (default /tmp/dbperf-KIND-PORT; status and stop also find a server dbperf started on --port elsewhere)")
 	f.StringVar(&o.Config, "config", "cached-by-dbms", "config: "+strings.Join(server.ConfigNames(), ", ")+", or a file of settings")
 	f.IntVar(&o.Port, "port", 0, "TCP port on 127.0.0.1 (default 15432 for postgres, 13306 for mariadb)")
 	return c

@@ -162,12 +162,20 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 }
 
 // Finish flushes and renames the streamed files and writes summary.json. It is called for
-// finished and interrupted steps alike; the summary says which.
+// finished and interrupted steps alike; the summary says which. A step whose files could not
+// be written (a full disk: the buffered rows only reach the disk here) is not complete, and its
+// summary.json says so when it can still be written.
 func (w *StepWriter) Finish(s Step) error {
 	var errs []error
 	for _, st := range w.streams {
 		if err := st.close(); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		s.Complete = false
+		if s.Error == "" {
+			s.Error = fmt.Sprintf("writing step %s: %v", s.Step, errs)
 		}
 	}
 	if err := WriteJSON(filepath.Join(w.dir, "summary.json"), s); err != nil {

@@ -52,6 +52,13 @@ func mariadbTarget(port int) string {
 
 func (m *mariadb) Status() (Status, error) { return status(m.o, m.pidFile(), mariadbTarget), nil }
 
+func (m *mariadb) Check() error {
+	if _, _, err := mariadbBinaries(); err != nil {
+		return err
+	}
+	return checkAccess(m.o.Kind, m.o.DataDir, "mysql")
+}
+
 func (m *mariadb) Start(ctx context.Context) (string, error) {
 	server, installDB, err := mariadbBinaries()
 	if err != nil {
@@ -106,8 +113,9 @@ func (m *mariadb) Start(ctx context.Context) (string, error) {
 		return "", err
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { exited <- cmd.Wait(); close(exited) }() // closed: later receives never block
 	if err := m.waitReady(ctx, exited); err != nil {
+		stopStarting(cmd.Process, exited) // interrupted or timed out: leave no server behind
 		return "", err
 	}
 	return mariadbTarget(m.o.Port), m.prepare(ctx)
@@ -202,4 +210,21 @@ func (m *mariadb) Stop(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// stopStarting ends a server process that has not become ready (SIGTERM, then SIGKILL after a
+// minute), unless it has exited already.
+func stopStarting(p *os.Process, exited <-chan error) {
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	p.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		p.Kill()
+		<-exited
+	}
 }

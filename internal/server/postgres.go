@@ -48,6 +48,13 @@ func (p *postgres) Status() (Status, error) {
 	return status(p.o, filepath.Join(p.data(), "postmaster.pid"), pgTarget), nil
 }
 
+func (p *postgres) Check() error {
+	if _, err := pgBinDir(); err != nil {
+		return err
+	}
+	return checkAccess(p.o.Kind, p.o.DataDir, "postgres")
+}
+
 func (p *postgres) Start(ctx context.Context) (string, error) {
 	bin, err := pgBinDir()
 	if err != nil {

@@ -41,6 +41,10 @@ type Server interface {
 	Stop(ctx context.Context) error
 	// Status says whether the server runs, and where.
 	Status() (Status, error)
+	// Check fails on what would make Start fail whether or not the server runs now: its
+	// packages are missing, or its system user cannot reach the data directory. It creates,
+	// starts and stops nothing, so that a plan can check every server before it touches any.
+	Check() error
 }
 
 // Status describes a managed server.
@@ -66,17 +70,11 @@ var Kinds = []string{"postgres", "mariadb"}
 // New validates o, fills its defaults and returns the server it names.
 func New(o Options) (Server, error) {
 	var errs []error
-	switch o.Kind {
-	case "postgres":
-		if o.Port == 0 {
-			o.Port = 15432
-		}
-	case "mariadb":
-		if o.Port == 0 {
-			o.Port = 13306
-		}
-	default:
+	if defaultPort(o.Kind) == 0 {
 		return nil, fmt.Errorf("unknown server %q: dbperf manages %s", o.Kind, strings.Join(Kinds, " and "))
+	}
+	if o.Port == 0 {
+		o.Port = defaultPort(o.Kind)
 	}
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port must be in 1..65535 (got %d)", o.Port))
@@ -103,6 +101,20 @@ func New(o Options) (Server, error) {
 	}
 	return &mariadb{o: o}, nil
 }
+
+// defaultPort is a kind's default port, 0 for an unknown kind.
+func defaultPort(kind string) int {
+	switch kind {
+	case "postgres":
+		return 15432
+	case "mariadb":
+		return 13306
+	}
+	return 0
+}
+
+// PortInUse says whether something accepts connections on 127.0.0.1:port.
+func PortInUse(port int) bool { return portFree(port) != nil }
 
 // Configs are the named configurations. Each sets the DBMS's own cache: cached-by-dbms makes it
 // larger than the benchmark's database, cached-by-os much smaller, so reads go to the OS page
@@ -157,8 +169,12 @@ func owner(name string) (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-// mkdirOwned creates dir (and parents) and gives it to cred's user.
+// mkdirOwned creates dir (and parents) and gives it to cred's user. Parents it creates can be
+// entered by everyone, so that the server's user reaches dir.
 func mkdirOwned(dir string, cred *syscall.Credential) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
@@ -273,6 +289,9 @@ func beforeStart(o Options, s Server, user string) (settings []string, cred *sys
 		return nil, nil, err
 	}
 	if cred, err = owner(user); err != nil {
+		return nil, nil, err
+	}
+	if err := checkAccess(o.Kind, o.DataDir, user); err != nil {
 		return nil, nil, err
 	}
 	return settings, cred, mkdirOwned(o.DataDir, cred)

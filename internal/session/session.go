@@ -142,7 +142,8 @@ func (s *Session) step(ctx context.Context, name string) error {
 		}
 	}
 	if err := w.Finish(sum); err != nil && stepErr == nil {
-		stepErr = err
+		stepErr = err // Finish wrote summary.json as not complete (e.g. a full disk)
+		sum.Complete, sum.Error = false, err.Error()
 	}
 	status.Complete = sum.Complete
 	if err := s.Dir.WriteMeta(); err != nil && stepErr == nil {

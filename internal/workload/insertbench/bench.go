@@ -133,6 +133,18 @@ func (b *Bench) rng(step, role string, client int) *rand.Rand {
 	return rand.New(rand.NewPCG(b.cfg.Seed, h.Sum64()))
 }
 
+// CheckStart checks, before a run starts, that its first step finds the tables it needs: a run
+// that does not start with l.i0 reads where each table's FIFO queue starts and ends.
+func (b *Bench) CheckStart(ctx context.Context) error {
+	if b.cfg.NeedsData() == "" {
+		return nil
+	}
+	if err := b.loadAccounts(ctx); err != nil {
+		return fmt.Errorf("--steps starts with %s: %w", b.cfg.Steps[0], err)
+	}
+	return nil
+}
+
 // loadAccounts reads the tables' state from the database when a run starts after l.i0.
 func (b *Bench) loadAccounts(ctx context.Context) error {
 	for _, t := range b.tables {
