@@ -31,6 +31,8 @@ func runCmd() *cobra.Command {
 		Use:   "run WORKLOAD",
 		Short: "Run a workload against a target into a new run directory",
 	}
+	output.add(c.PersistentFlags())
+	c.PersistentPreRunE = func(*cobra.Command, []string) error { return output.check() }
 	c.AddCommand(runInsertCmd())
 	return c
 }
@@ -279,6 +281,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	mon := monitor.New(ctx, t)
 	mon.ClientBound = clientBound
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
+	output.apply(s)
 	err = s.Run(ctx)
 	fmt.Fprintf(w, "run directory: %s\n", out)
 	return err

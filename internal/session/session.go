@@ -25,7 +25,13 @@ type Session struct {
 	Out      io.Writer // live lines and summaries
 	Verify   bool      // check the database after each step
 	Tick     time.Duration
-	Monitor  *monitor.Monitor // samples host and DBMS each interval; nil for none
+	// Live is how progress is printed while a step runs (LiveCompact if empty); ReportEvery how
+	// often (every interval if 0 or up to 1s).
+	Live        Live
+	ReportEvery time.Duration
+	Monitor     *monitor.Monitor // samples host and DBMS each interval; nil for none
+
+	done []stepLine // the steps run so far, for the closing summary
 }
 
 // ErrInterrupted is returned when the run was cancelled (Ctrl-C).
@@ -34,6 +40,7 @@ var ErrInterrupted = errors.New("interrupted")
 // Run runs every step and records the outcome in run.json.
 func (s *Session) Run(ctx context.Context) error {
 	err := s.run(ctx)
+	printClosing(s.Out, s.Dir.Meta.Name, s.done)
 	meta := &s.Dir.Meta
 	meta.End = time.Now()
 	meta.Complete = err == nil
@@ -78,7 +85,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 		plan.Close()
 		return err
 	}
-	live := newLiveLine(s.Out, name, plan)
+	live := newLive(s.Out, s.Live, s.ReportEvery, name, plan)
 	var mon *monitor.Step
 	if s.Monitor != nil {
 		if mon, err = s.Monitor.Begin(ctx, w); err != nil {
@@ -149,7 +156,8 @@ func (s *Session) step(ctx context.Context, name string) error {
 	if err := s.Dir.WriteMeta(); err != nil && stepErr == nil {
 		stepErr = err
 	}
-	printSummary(s.Out, sum, opNames(plan.Step.Ops), warnings)
+	printSummary(s.Out, sum, opNames(plan.Step.Ops), warnings, s.Live == LiveWide)
+	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main]})
 	switch {
 	case ctx.Err() != nil:
 		return ErrInterrupted
