@@ -65,4 +65,7 @@ export DBPERF_TEST_POSTGRES=postgres://postgres:dbperf-test@127.0.0.1:15439/dbpe
 export DBPERF_TEST_MYSQL=mysql://dbperf:dbperf-test@127.0.0.1:13309/dbperf
 
 go vet ./...
+# The packages whose goroutines share state (workers, recorders, the monitor's goroutine, pools)
+# run under the race detector first; then every package as it ships.
+go test -race -count=1 -timeout 10m "$@" ./internal/runner/ ./internal/measure/ ./internal/monitor/ ./internal/session/ ./internal/workload/
 go test -count=1 -timeout 25m "$@" ./...

@@ -29,6 +29,7 @@ const (
 // printed every reportEvery of them, merged.
 type liveLine interface {
 	print(iv *measure.Interval)
+	finish() // the step's last interval has been printed
 }
 
 // newLive starts the live output of a step: a header, then lines as intervals come.
@@ -53,6 +54,7 @@ func newLive(out io.Writer, format Live, every time.Duration, step string, plan 
 type quietLine struct{}
 
 func (quietLine) print(*measure.Interval) {}
+func (quietLine) finish()                 {}
 
 // every merges intervals until they span the report interval, then prints them as one.
 type every struct {
@@ -67,6 +69,14 @@ func newEvery(l liveLine, d time.Duration, ops int) liveLine {
 		return l
 	}
 	return &every{l: l, every: d, acc: measure.NewInterval(ops), empty: true}
+}
+
+// finish prints what the last report interval gathered, if anything.
+func (e *every) finish() {
+	if !e.empty {
+		e.l.print(e.acc)
+		e.empty = true
+	}
 }
 
 func (e *every) print(iv *measure.Interval) {
@@ -183,6 +193,8 @@ func (l *compactLine) print(iv *measure.Interval) {
 	fmt.Fprintln(l.out, padTo(cols, l.widths))
 }
 
+func (l *compactLine) finish() {}
+
 func containsOp(ops []measure.Op, o measure.Op) bool {
 	for _, x := range ops {
 		if x == o {
@@ -269,6 +281,8 @@ func padTo(cols []string, widths []int) string {
 	}
 	return b.String()
 }
+
+func (l *wideLine) finish() {}
 
 func (l *wideLine) print(iv *measure.Interval) {
 	if l.start.IsZero() {

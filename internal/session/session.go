@@ -109,6 +109,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 		live.print(iv)
 	}
 	res := runner.Run(ctx, plan.Step)
+	live.finish()
 
 	sum, warnings := summarize(name, plan, res)
 	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
