@@ -63,7 +63,7 @@ func TestFailFast(t *testing.T) {
 	}{
 		{"negative settle wait", []string{"--settle-wait", "-5s"}, "--settle-wait must not be negative (got -5s)"},
 		{"l.i1 on a temporary database", []string{"--steps", "l.i1"}, "target sqlite is a new, empty temporary database: run l.i0 first (e.g. --steps l.i0,l.i1)"},
-		{"l.i1 on a database without tables", []string{"--steps", "l.i1,l.i2", "--target", "sqlite:db.sqlite"}, "but table pi1 of sqlite:db.sqlite cannot be read"},
+		{"l.i1 on a database without tables", []string{"--steps", "l.i1,l.i2", "--target", "sqlite:db.sqlite"}, "but in sqlite:db.sqlite table pi1 cannot be read"},
 		{"settle on an empty pebble", []string{"--steps", "settle", "--target", "pebble:pdb"}, "run l.i0 first (e.g. --steps l.i0,settle) or give a database that has the tables"},
 	}
 	for _, c := range cases {
@@ -187,7 +187,7 @@ func TestPlanServers(t *testing.T) {
 	// A run that fails once its server runs (no tables for l.i1): the server is stopped.
 	os.WriteFile(plan, []byte(`{"runs": [{"server": "postgres", "configs": ["cached-by-os"], "port": `+port+`, "datadir": "`+data+`"}]}`), 0o644)
 	r = run(t, dir, "run", "insert", "--plan", plan, "--rows", "300", "--steps", "l.i1", "--out", "runs/fail")
-	if r.code == 0 || !strings.Contains(r.stderr, "but table pi1 of postgres://postgres@127.0.0.1:"+port+"/ib cannot be read") {
+	if r.code == 0 || !strings.Contains(r.stderr, "but in postgres://postgres@127.0.0.1:"+port+"/ib table pi1 cannot be read") {
 		t.Errorf("l.i1 on a new server: exit %d, %q", r.code, r.stderr)
 	}
 	if st := status(t, "postgres", "--datadir", data); st.code != 3 {

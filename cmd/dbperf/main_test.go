@@ -240,7 +240,7 @@ func TestInterrupt(t *testing.T) {
 // TestRunAndSummary is the README's first command at small scale, then summary and targets.
 func TestRunAndSummary(t *testing.T) {
 	dir := t.TempDir()
-	r := run(t, dir, "run", "insert", "--target", "pebble", "--rows", "1000", "--l1-rows", "200", "--q-seconds", "0.3", "--out", "runs/p")
+	r := run(t, dir, "run", "insert", "--target", "pebble", "--rows", "1000", "--l1-rows", "200", "--q-seconds", "0.3", "--out", "runs/p", "--wide")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
 	}

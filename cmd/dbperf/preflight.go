@@ -83,7 +83,7 @@ func preflight(runs []plan.Run, out string, needsData string) error {
 			continue
 		}
 		if spec, err := driver.Parse(r.Target); err == nil && spec.DSN == "" && spec.Path == "" && needsData != "" {
-			errs = append(errs, fmt.Errorf("target %s is a new, empty temporary database: %s, or give a database that has them (e.g. --target %s:PATH)", r.Target, needsData, spec.Kind))
+			errs = append(errs, fmt.Errorf("target %s is a new, empty temporary database: %s or give a database that has the data (e.g. --target %s:PATH)", r.Target, needsData, spec.Kind))
 		}
 	}
 	return errors.Join(errs...)

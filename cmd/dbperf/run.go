@@ -43,7 +43,7 @@ func runInsertCmd() *cobra.Command {
 		targets    = []string{"sqlite"}
 		planFile   string
 		tables     = "per-client"
-		steps      = strings.Join(cfg.Steps, ",")
+		steps      = cfg.Steps
 		out        string
 		seed       uint64
 		noVerify   bool
@@ -87,7 +87,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 			default:
 				return fmt.Errorf("--tables must be per-client or shared (got %q)", tables)
 			}
-			cfg.Steps = splitList(steps)
+			cfg.Steps = steps
 			cfg.SettleWait = settleWait
 			if !c.Flags().Changed("seed") {
 				seed = randomSeed()
@@ -134,7 +134,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.Int64Var(&cfg.Rows, "rows", cfg.Rows, "rows each client loads in l.i0")
 	f.Int64Var(&cfg.L1Rows, "l1-rows", cfg.L1Rows, "rows each client inserts and deletes in l.i1 (l.i2 does a quarter)")
 	f.Float64Var(&cfg.QSeconds, "q-seconds", cfg.QSeconds, "length of each q step at its insert rate: each client inserts rate x q-seconds rows")
-	f.StringVar(&steps, "steps", steps, "steps to run, in order")
+	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated")
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
@@ -160,7 +160,7 @@ func bindInsert(cfg insertbench.Config) func(driver.Target) (workload.Workload, 
 			return nil, err
 		}
 		// A first step other than l.i0 needs the tables: fail before the run directory exists.
-		return b, b.CheckStart(context.Background())
+		return b, b.CheckStart(context.Background(), t.Info(context.Background()).Target)
 	}
 }
 
@@ -285,16 +285,6 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	err = s.Run(ctx)
 	fmt.Fprintf(w, "run directory: %s\n", out)
 	return err
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // clientBound is the --client-bound threshold, in cores.

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"path/filepath"
 	"time"
 
@@ -103,16 +104,7 @@ func (s *HostSampler) processes() []int {
 	if !s.children {
 		return pids
 	}
-	all, err := s.fs.AllProcs()
-	if err != nil {
-		return pids
-	}
-	for _, p := range all {
-		if st, err := p.Stat(); err == nil && st.PPID == s.main {
-			pids = append(pids, p.PID)
-		}
-	}
-	return pids
+	return append(pids, hostproc.Children(s.main)...)
 }
 
 // process reads a process's CPU seconds, RSS and VSZ. For the main process it adds the CPU of

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"os"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"path/filepath"
 	"strings"
 )
@@ -15,13 +15,8 @@ func Find(o Options) (Options, bool) {
 	if o.Port == 0 {
 		o.Port = defaultPort(o.Kind)
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		dir := dataDirOf(o.Kind, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+	for _, pid := range hostproc.All() {
+		dir := dataDirOf(o.Kind, hostproc.Cmdline(pid))
 		if dir == "" {
 			continue
 		}

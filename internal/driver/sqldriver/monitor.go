@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"net"
 	"os"
 	"path/filepath"
@@ -115,7 +116,7 @@ func (p *Postgres) DBMSProcesses(ctx context.Context) ([]int, bool, error) {
 	if pm == 0 {
 		return nil, false, nil
 	}
-	return append([]int{pm}, procChildren(pm)...), false, nil
+	return append([]int{pm}, hostproc.Children(pm)...), false, nil
 }
 
 // postmasterPID finds the postmaster from the first line of dir/postmaster.pid and from the
@@ -124,13 +125,13 @@ func (p *Postgres) DBMSProcesses(ctx context.Context) ([]int, bool, error) {
 func postmasterPID(dir string, backend int) int {
 	fromFile := 0
 	if dir != "" {
-		if pid, err := readPIDFile(filepath.Join(dir, "postmaster.pid")); err == nil && procExists(pid) {
+		if pid, err := readPIDFile(filepath.Join(dir, "postmaster.pid")); err == nil && hostproc.Exists(pid) {
 			fromFile = pid
 		}
 	}
 	fromBackend := 0
-	if backend > 0 && strings.Contains(procCmdline(backend), "postgres") {
-		if ppid, err := procParent(backend); err == nil && ppid > 1 && strings.Contains(procCmdline(ppid), "postgres") {
+	if backend > 0 && strings.Contains(strings.Join(hostproc.Cmdline(backend), " "), "postgres") {
+		if ppid, err := hostproc.Parent(backend); err == nil && ppid > 1 && strings.Contains(strings.Join(hostproc.Cmdline(ppid), " "), "postgres") {
 			fromBackend = ppid
 		}
 	}
@@ -318,14 +319,14 @@ func mysqldPID(pidFile, dataDir string, port int) int {
 		if !filepath.IsAbs(pidFile) {
 			pidFile = filepath.Join(dataDir, pidFile)
 		}
-		if pid, err := readPIDFile(pidFile); err == nil && procExists(pid) {
+		if pid, err := readPIDFile(pidFile); err == nil && hostproc.Exists(pid) {
 			return pid
 		}
 	}
 	dataDir = filepath.Clean(dataDir)
 	found := 0
-	for _, pid := range procPIDs() {
-		args := strings.Split(procCmdline(pid), "\x00")
+	for _, pid := range hostproc.All() {
+		args := hostproc.Cmdline(pid)
 		if len(args) == 0 {
 			continue
 		}

@@ -14,35 +14,9 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/monitor"
 )
-
-func TestParseStatParent(t *testing.T) {
-	for _, c := range []struct {
-		stat string
-		want int
-	}{
-		{"27098 (postgres) S 27097 27097 27097 0 -1 4194368 187 0 0 0", 27097},
-		{"42 (a b) c)) R 7 42 42 0 -1", 7}, // comm with spaces and parentheses
-		{"1 (systemd) S 0 1 1 0 -1 4194560", 0},
-	} {
-		got, err := parseStatParent([]byte(c.stat))
-		if err != nil || got != c.want {
-			t.Errorf("parseStatParent(%q) = %d, %v; want %d", c.stat, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{"", "12 (x", "12 (x) S"} {
-		if _, err := parseStatParent([]byte(bad)); err == nil {
-			t.Errorf("parseStatParent(%q): no error", bad)
-		}
-	}
-	if ppid, err := procParent(os.Getpid()); err != nil || ppid != os.Getppid() {
-		t.Errorf("procParent(self) = %d, %v; want %d", ppid, err, os.Getppid())
-	}
-	if !slices.Contains(procChildren(os.Getppid()), os.Getpid()) {
-		t.Errorf("procChildren(%d) lacks this process", os.Getppid())
-	}
-}
 
 func TestPIDFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -261,11 +235,11 @@ func TestPostgresMonitor(t *testing.T) {
 	if err != nil || embedded || len(pids) < 4 {
 		t.Fatalf("DBMSProcesses = %v, %v, %v; want the postmaster and its children", pids, embedded, err)
 	}
-	if cmd := procCmdline(pids[0]); !strings.Contains(cmd, "postgres") {
+	if cmd := strings.Join(hostproc.Cmdline(pids[0]), " "); !strings.Contains(cmd, "postgres") {
 		t.Fatalf("the postmaster %d runs %q", pids[0], cmd)
 	}
 	for _, pid := range pids[1:] {
-		if ppid, err := procParent(pid); err != nil || ppid != pids[0] {
+		if ppid, err := hostproc.Parent(pid); err != nil || ppid != pids[0] {
 			t.Errorf("process %d: parent %d, %v; want the postmaster %d", pid, ppid, err, pids[0])
 		}
 	}
@@ -405,7 +379,7 @@ func TestPostgresMonitorUnprivileged(t *testing.T) {
 	defer tg.Close()
 	proc, dd, sz, cnt := monitored(t, tg)
 	pids, _, err := proc.DBMSProcesses(ctx)
-	if err != nil || len(pids) < 4 || !strings.Contains(procCmdline(pids[0]), "postgres") {
+	if err != nil || len(pids) < 4 || !strings.Contains(strings.Join(hostproc.Cmdline(pids[0]), " "), "postgres") {
 		t.Fatalf("DBMSProcesses = %v, %v; want the postmaster and its children", pids, err)
 	}
 	if _, err := dd.DataDir(ctx); err == nil || !strings.Contains(err.Error(), "data_directory") {
@@ -433,7 +407,7 @@ func testMySQLMonitor(t *testing.T, engine string) {
 	if err != nil || embedded || len(pids) != 1 {
 		t.Fatalf("DBMSProcesses = %v, %v, %v; want the server's process", pids, embedded, err)
 	}
-	if cmd := procCmdline(pids[0]); !strings.Contains(cmd, "mariadbd") && !strings.Contains(cmd, "mysqld") {
+	if cmd := strings.Join(hostproc.Cmdline(pids[0]), " "); !strings.Contains(cmd, "mariadbd") && !strings.Contains(cmd, "mysqld") {
 		t.Fatalf("the server's process %d runs %q", pids[0], cmd)
 	}
 	dir, err := dd.DataDir(ctx)

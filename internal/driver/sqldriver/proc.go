@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,64 +88,4 @@ func readPIDFile(path string) (int, error) {
 		return 0, fmt.Errorf("%s: no process id on its first line", path)
 	}
 	return pid, nil
-}
-
-func procExists(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil
-}
-
-// procCmdline is a process's arguments, separated by NUL bytes; empty when it cannot be read.
-func procCmdline(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return string(bytes.TrimRight(b, "\x00"))
-}
-
-// procParent reads a process's parent from /proc/PID/stat: "pid (comm) state ppid ...", where
-// comm may hold spaces and parentheses, so the fields are counted after its last ')'.
-func procParent(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	return parseStatParent(b)
-}
-
-func parseStatParent(stat []byte) (int, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
-	}
-	return strconv.Atoi(f[1])
-}
-
-// procPIDs lists the processes on this host.
-func procPIDs() []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// procChildren lists parent's child processes in pid order.
-func procChildren(parent int) []int {
-	var out []int
-	for _, pid := range procPIDs() {
-		if ppid, err := procParent(pid); err == nil && ppid == parent {
-			out = append(out, pid)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -133,14 +133,17 @@ func (b *Bench) rng(step, role string, client int) *rand.Rand {
 	return rand.New(rand.NewPCG(b.cfg.Seed, h.Sum64()))
 }
 
-// CheckStart checks, before a run starts, that its first step finds the tables it needs: a run
-// that does not start with l.i0 reads where each table's FIFO queue starts and ends.
-func (b *Bench) CheckStart(ctx context.Context) error {
-	if b.cfg.NeedsData() == "" {
+// CheckStart checks, before a run starts, that its first step finds the tables it needs in the
+// database named where: a run that does not start with l.i0 reads where each table's FIFO queue
+// starts and ends.
+func (b *Bench) CheckStart(ctx context.Context, where string) error {
+	todo := b.cfg.NeedsData()
+	if todo == "" {
 		return nil
 	}
 	if err := b.loadAccounts(ctx); err != nil {
-		return fmt.Errorf("--steps starts with %s: %w", b.cfg.Steps[0], err)
+		return fmt.Errorf("--steps starts with %s, which needs the Insert Benchmark's tables, but in %s %s: %s or give a database that has the tables",
+			b.cfg.Steps[0], where, err, todo)
 	}
 	return nil
 }
@@ -150,10 +153,10 @@ func (b *Bench) loadAccounts(ctx context.Context) error {
 	for _, t := range b.tables {
 		st, err := b.store.Stats(ctx, t.name)
 		if err != nil {
-			return fmt.Errorf("reading table %s (run l.i0 first to create it): %w", t.name, err)
+			return fmt.Errorf("table %s cannot be read (%w)", t.name, err)
 		}
 		if st.Rows == 0 {
-			return fmt.Errorf("table %s is empty: run l.i0 first", t.name)
+			return fmt.Errorf("table %s is empty", t.name)
 		}
 		t.head = st.MinID
 		t.nextID.Store(st.MaxID + 1)

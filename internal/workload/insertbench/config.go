@@ -114,13 +114,13 @@ func parseStep(name string) (stepInfo, error) {
 		name, strings.Join(AllSteps, ","))
 }
 
-// NeedsData says why the first step needs tables an earlier run loaded, and what to do; empty
-// when the run starts with l.i0.
+// NeedsData says what to do when the first step needs tables an earlier run loaded and the
+// database has none; empty when the run starts with l.i0.
 func (c *Config) NeedsData() string {
 	if len(c.Steps) == 0 || c.Steps[0] == "l.i0" {
 		return ""
 	}
-	return fmt.Sprintf("--steps starts with %s, which needs the Insert Benchmark's tables: run l.i0 first (e.g. --steps l.i0,%s)", c.Steps[0], c.Steps[0])
+	return fmt.Sprintf("run l.i0 first (e.g. --steps l.i0,%s)", c.Steps[0])
 }
 
 // Validate reports every problem of the configuration at once.
