@@ -39,6 +39,9 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		SilenceErrors: true,
 		Version:       versionString(archive.ThisBuild()),
 	}
+	// Every command's persistent hooks run, the root's (--cpuprofile) and run's (its flags'
+	// checks) alike.
+	cobra.EnableTraverseRunHooks = true
 	root.SetVersionTemplate("dbperf {{.Version}}\n")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/spf13/pflag"
 )
@@ -16,12 +19,15 @@ var output outputFlags
 type outputFlags struct {
 	wide, quiet    bool
 	reportInterval time.Duration
+	sla            []string
+	slas           []measure.SLA
 }
 
 func (o *outputFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "print every column: the Insert Benchmark's per-second columns for every op type, p90 and p99.99, latency histograms and all host figures")
 	f.BoolVar(&o.quiet, "quiet", false, "print no line while a step runs, only each step's summary and the run's")
 	f.DurationVar(&o.reportInterval, "report-interval", time.Second, "how often a running step prints a line (whole seconds; the archive keeps one row a second)")
+	f.StringArrayVar(&o.sla, "sla", nil, "a response-time goal, OP:pXX<DURATION (e.g. query:p99<2ms; repeat for several): each step with that op type reports goodput and whether it was met")
 }
 
 // check reports a bad combination of the flags; `dbperf run` calls it before anything starts.
@@ -32,12 +38,34 @@ func (o *outputFlags) check() error {
 	if o.reportInterval < time.Second || o.reportInterval%time.Second != 0 {
 		return fmt.Errorf("--report-interval must be a whole number of seconds, at least 1s (got %s)", o.reportInterval)
 	}
+	o.slas = nil
+	for _, s := range o.sla {
+		sla, err := measure.ParseSLA(s)
+		if err != nil {
+			return err
+		}
+		o.slas = append(o.slas, sla)
+	}
+	return nil
+}
+
+// checkOps fails when an SLA names an op type the workload does not have.
+func (o *outputFlags) checkOps(workload string, ops []measure.OpType) error {
+	var names []string
+	for _, op := range ops {
+		names = append(names, op.Name)
+	}
+	for _, s := range o.slas {
+		if !slices.Contains(names, s.Op) {
+			return fmt.Errorf("--sla %s names op type %q: the %s workload's op types are %s", s, s.Op, workload, strings.Join(names, ", "))
+		}
+	}
 	return nil
 }
 
 // apply sets the session's output from the checked flags.
 func (o *outputFlags) apply(s *session.Session) {
-	s.Live, s.ReportEvery = session.LiveCompact, o.reportInterval
+	s.Live, s.ReportEvery, s.SLAs = session.LiveCompact, o.reportInterval, o.slas
 	switch {
 	case o.wide:
 		s.Live = session.LiveWide

@@ -32,7 +32,16 @@ func runCmd() *cobra.Command {
 		Short: "Run a workload against a target into a new run directory",
 	}
 	output.add(c.PersistentFlags())
-	c.PersistentPreRunE = func(*cobra.Command, []string) error { return output.check() }
+	c.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := output.check(); err != nil {
+			return err
+		}
+		// Before any server starts: an SLA must name one of the workload's op types.
+		if f, ok := archive.Declared(cmd.Name()); ok {
+			return output.checkOps(cmd.Name(), f.Ops)
+		}
+		return nil
+	}
 	c.AddCommand(runInsertCmd())
 	return c
 }

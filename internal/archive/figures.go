@@ -22,6 +22,12 @@ var declared = map[string]Figures{}
 // Declare registers a workload's declaration under its name; each workload calls it from init.
 func Declare(workload string, f Figures) { declared[workload] = f }
 
+// Declared is the declaration a workload registered, if it did.
+func Declared(workload string) (Figures, bool) {
+	f, ok := declared[workload]
+	return f, ok
+}
+
 // Direction says whether a higher value of a figure is better or worse.
 type Direction string
 

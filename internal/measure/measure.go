@@ -83,6 +83,19 @@ func (r *Recorder) Record(op Op, latency time.Duration, units int64) {
 	r.mu.Unlock()
 }
 
+// RecordService adds the service time of one open-loop operation: from when it was sent, where
+// Record's latency counts from when it was due.
+func (r *Recorder) RecordService(op Op, service time.Duration) {
+	v := clamp(service)
+	r.mu.Lock()
+	c := &r.active[op]
+	if c.Service == nil {
+		c.Service = NewHistogram()
+	}
+	c.Service.RecordValue(v)
+	r.mu.Unlock()
+}
+
 // Error counts one failed attempt of op.
 func (r *Recorder) Error(op Op) {
 	r.mu.Lock()
@@ -111,13 +124,19 @@ func (r *Recorder) Drain(iv *Interval) {
 		if c.Hist != nil {
 			c.Hist.Reset()
 		}
+		if c.Service != nil {
+			c.Service.Reset()
+		}
 		c.Units, c.Statements, c.Errors = 0, 0, 0
 	}
 }
 
 // OpInterval is what one op type did during one interval (or a whole step, when cumulative).
 type OpInterval struct {
-	Hist       *hdr.Histogram
+	Hist *hdr.Histogram // response time: from the intended start
+	// Service is the service time of open-loop operations (from the actual send), nil where
+	// none was recorded: in a closed loop the two are the same.
+	Service    *hdr.Histogram
 	Units      int64 // rows or queries done
 	Statements int64 // operations timed
 	Errors     int64 // failed attempts (each retried or fatal)
@@ -127,6 +146,12 @@ type OpInterval struct {
 func (a *OpInterval) add(other *OpInterval) {
 	if other.Hist != nil {
 		a.Hist.Merge(other.Hist)
+	}
+	if other.Service != nil {
+		if a.Service == nil {
+			a.Service = NewHistogram()
+		}
+		a.Service.Merge(other.Service)
 	}
 	a.Units += other.Units
 	a.Statements += other.Statements
@@ -159,6 +184,9 @@ func (iv *Interval) Reset() {
 	for i := range iv.Ops {
 		o := &iv.Ops[i]
 		o.Hist.Reset()
+		if o.Service != nil {
+			o.Service.Reset()
+		}
 		o.Units, o.Statements, o.Errors = 0, 0, 0
 	}
 }

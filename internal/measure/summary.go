@@ -48,6 +48,27 @@ type OpSummary struct {
 	P9999Us    float64  `json:"p9999_us"`
 	MaxUs      float64  `json:"max_us"`
 	Buckets    []Bucket `json:"buckets"`
+	// Service is the service time's percentiles (from the actual send) of an open-loop stream;
+	// the figures above are response times (from the intended start). Absent in a closed loop.
+	Service *Latency `json:"service,omitempty"`
+}
+
+// Latency is a latency distribution's figures, in microseconds.
+type Latency struct {
+	MeanUs  float64 `json:"mean_us"`
+	P50Us   float64 `json:"p50_us"`
+	P90Us   float64 `json:"p90_us"`
+	P99Us   float64 `json:"p99_us"`
+	P999Us  float64 `json:"p999_us"`
+	P9999Us float64 `json:"p9999_us"`
+	MaxUs   float64 `json:"max_us"`
+}
+
+// latencyOf computes a histogram's figures.
+func latencyOf(h *hdr.Histogram) Latency {
+	p := h.ValueAtPercentiles([]float64{50, 90, 99, 99.9, 99.99})
+	return Latency{MeanUs: Round(h.Mean()/1e3, 3), P50Us: Round(Micros(p[50]), 3), P90Us: Round(Micros(p[90]), 3),
+		P99Us: Round(Micros(p[99]), 3), P999Us: Round(Micros(p[99.9]), 3), P9999Us: Round(Micros(p[99.99]), 3), MaxUs: Round(Micros(h.Max()), 3)}
 }
 
 // Summarize computes the figures of one op type over seconds of wall time.
@@ -58,14 +79,12 @@ func Summarize(o *OpInterval, seconds float64) OpSummary {
 		s.PerSec = Round(float64(o.Units)/seconds, 3)
 	}
 	if h.TotalCount() > 0 {
-		s.MeanUs = Round(h.Mean()/1e3, 3)
-		p := h.ValueAtPercentiles([]float64{50, 90, 99, 99.9, 99.99})
-		s.P50Us = Round(Micros(p[50]), 3)
-		s.P90Us = Round(Micros(p[90]), 3)
-		s.P99Us = Round(Micros(p[99]), 3)
-		s.P999Us = Round(Micros(p[99.9]), 3)
-		s.P9999Us = Round(Micros(p[99.99]), 3)
-		s.MaxUs = Round(Micros(h.Max()), 3)
+		l := latencyOf(h)
+		s.MeanUs, s.P50Us, s.P90Us, s.P99Us, s.P999Us, s.P9999Us, s.MaxUs = l.MeanUs, l.P50Us, l.P90Us, l.P99Us, l.P999Us, l.P9999Us, l.MaxUs
+	}
+	if o.Service != nil && o.Service.TotalCount() > 0 {
+		l := latencyOf(o.Service)
+		s.Service = &l
 	}
 	s.Buckets = ReferenceBuckets(h)
 	return s

@@ -71,6 +71,8 @@ type Pool struct {
 	Until time.Duration
 	// Done, if set, is called once when every worker of the pool has finished.
 	Done func()
+	// Service records service times (from the actual send) beside response times.
+	Service bool
 }
 
 type poolState struct {
@@ -103,7 +105,7 @@ func (ps *poolState) counts() (dropped, backlog int64) {
 func (ps *poolState) workers() []Worker {
 	ws := make([]Worker, len(ps.p.Do))
 	for i, do := range ps.p.Do {
-		ws[i] = Worker{Name: ps.p.Name, Schedule: poolSchedule{ps}, Do: do, Primary: ps.p.Primary}
+		ws[i] = Worker{Name: ps.p.Name, Schedule: poolSchedule{ps}, Do: do, Primary: ps.p.Primary, Service: ps.p.Service}
 	}
 	return ws
 }

@@ -24,6 +24,9 @@ type Worker struct {
 	Name     string // for error messages, e.g. "inserter 2"
 	Schedule Schedule
 	Do       DoFunc
+	// Service records each operation's service time (from its actual start) beside its
+	// response time (from its intended start): for open-loop streams, where they differ.
+	Service bool
 	// Primary workers define the step's length: when all have finished, Stop closes and the
 	// others end (queriers) or drain what is left (deleters).
 	Primary bool
@@ -178,6 +181,7 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 		var op measure.Op
 		var units int64
 		var err error
+		sent := time.Now()
 		for attempt := 0; ; attempt++ {
 			op, units, err = w.Do(ctx, attempt)
 			if err == nil {
@@ -191,7 +195,11 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 				return err
 			}
 		}
-		rec.Record(op, time.Since(due), units)
+		end := time.Now()
+		rec.Record(op, end.Sub(due), units)
+		if w.Service {
+			rec.RecordService(op, end.Sub(sent))
+		}
 		t.N++
 	}
 }

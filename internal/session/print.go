@@ -77,6 +77,14 @@ func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string
 	} else if h != nil {
 		printHostShort(out, h)
 	}
+	for _, r := range s.SLAs {
+		verdict := "met"
+		if !r.Met {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(out, "   SLA %s %s (%.0f us); goodput %.1f/s (%.2f%% within); violated in %d of %d s\n",
+			r.SLA, verdict, r.ValueUs, r.GoodputPerSec, r.WithinPct, r.ViolatedSeconds, r.Seconds)
+	}
 	if st := s.Stalls; st != nil && st.Count > 0 {
 		fmt.Fprintf(out, "   stalls: %d (longest %.1fs, %.1fs in all; %s)\n", st.Count, st.LongestSec, st.TotalSec, st.Rule)
 	}

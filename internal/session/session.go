@@ -30,6 +30,8 @@ type Session struct {
 	Live        Live
 	ReportEvery time.Duration
 	Monitor     *monitor.Monitor // samples host and DBMS each interval; nil for none
+	// SLAs are response-time goals, judged in every step that has their op type.
+	SLAs []measure.SLA
 
 	done []stepLine // the steps run so far, for the closing summary
 }
@@ -92,6 +94,18 @@ func (s *Session) step(ctx context.Context, name string) error {
 			fmt.Fprintf(s.Out, "   monitor: %v (the step runs without it)\n", err)
 		}
 	}
+	type slaCheck struct {
+		op    measure.Op
+		check *measure.SLACheck
+	}
+	var slas []slaCheck
+	for _, sla := range s.SLAs {
+		for o, op := range plan.Step.Ops {
+			if op.Name == sla.Op {
+				slas = append(slas, slaCheck{measure.Op(o), &measure.SLACheck{SLA: sla}})
+			}
+		}
+	}
 	var writeErr error
 	var seconds []measure.Second // for stall detection and the monitor's p50/p99 of rates
 	plan.Step.Tick = s.Tick
@@ -105,6 +119,9 @@ func (s *Session) step(ctx context.Context, name string) error {
 		if err := w.Interval(iv); err != nil && writeErr == nil {
 			writeErr = err
 		}
+		for _, c := range slas {
+			c.check.Interval(iv.Ops[c.op].Hist)
+		}
 		seconds = append(seconds, measure.Second{T: w.TSec(iv.End), Seconds: iv.Seconds(), Rate: iv.PerSec(plan.Main), MaxLatency: iv.MaxLatency()})
 		live.print(iv)
 	}
@@ -112,6 +129,9 @@ func (s *Session) step(ctx context.Context, name string) error {
 	live.finish()
 
 	sum, warnings := summarize(name, plan, res)
+	for _, c := range slas {
+		sum.SLAs = append(sum.SLAs, c.check.Result(res.Total.Ops[c.op].Hist, sum.Seconds))
+	}
 	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
 	// an index build or a settle is a few long operations, whose rate and latency say nothing.
 	if main := res.Total.Ops[plan.Main]; float64(main.Statements) >= 10*res.End.Sub(res.Start).Seconds() {

@@ -113,6 +113,6 @@ func (a Arrival) Apply(s *runner.Step, st Stream) error {
 		arr = &runner.Poisson{PerSec: rate, RNG: rand.New(rand.NewPCG(a.Seed, uint64(len(s.Pools))))}
 	}
 	s.Pools = append(s.Pools, runner.Pool{Name: st.Name, Arrivals: arr, Limit: st.Limit, Do: st.Do,
-		MaxBacklog: a.MaxBacklog, Primary: st.Primary})
+		MaxBacklog: a.MaxBacklog, Primary: st.Primary, Service: true})
 	return nil
 }
