@@ -19,10 +19,17 @@ type Spec struct {
 	Kind string // registered kind: sqlite, pebble, bbolt, postgres
 	Path string // embedded engines: file or directory; empty means a temporary one
 	DSN  string // servers: the connection URL, password included (never print it: use String)
+	// Stall, if set, blocks the target's every operation during its windows (stall+KIND...).
+	Stall *Stall
 }
 
 // String is the target string without any password, safe to print and archive.
 func (s Spec) String() string {
+	if s.Stall != nil {
+		inner := s
+		inner.Stall = nil
+		return StallPrefix + inner.String() + "?" + s.Stall.String()
+	}
 	if s.DSN != "" {
 		return RedactDSN(s.DSN)
 	}
@@ -75,6 +82,13 @@ func Parse(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, fmt.Errorf("the target is empty: give one of %s", usages())
 	}
+	if rest, stall, err := parseStall(s); err != nil {
+		return Spec{}, err
+	} else if stall != nil {
+		spec, err := Parse(rest)
+		spec.Stall = stall
+		return spec, err
+	}
 	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], ":/") {
 		scheme := s[:i]
 		if scheme == "postgresql" {
@@ -102,6 +116,12 @@ func Open(ctx context.Context, s Spec) (Target, error) {
 		return nil, fmt.Errorf("unknown target kind %q: give one of %s", s.Kind, usages())
 	}
 	t, err := k.Open(ctx, s)
+	if err == nil && s.Stall != nil {
+		if st, ok := t.(Staller); !ok || !st.Stalls() {
+			t.Close()
+			return nil, fmt.Errorf("target %s cannot stall: %s works with the key-value engines (e.g. %spebble?at=5s&for=2s)", s, StallPrefix, StallPrefix)
+		}
+	}
 	if err != nil {
 		return nil, Scrub(s, err)
 	}

@@ -115,19 +115,15 @@ func (ps *poolState) workers() []Worker {
 func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan struct{}, lag *Lag) {
 	defer close(ps.ch)
 	stopCh := stop // the primaries are done, or the step's time is up
+	preciseThread()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	for n := int64(0); ps.p.Limit <= 0 || n < ps.p.Limit; n++ {
 		off := ps.p.Arrivals.Next()
 		due := start.Add(off)
-		if d := time.Until(due); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return
-			case <-stopCh:
+		if time.Until(due) > 0 {
+			if !sleepUntilPrecise(ctx, due, stopCh, timer) {
 				return
 			}
 			lag.record(time.Since(due))

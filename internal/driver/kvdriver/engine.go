@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
 )
@@ -50,6 +51,8 @@ type DB struct {
 	tempDir string // removed on Close when the target had no path
 	path    string // where the engine keeps the database: a directory (Pebble) or a file (bbolt)
 
+	stall *driver.Stall // blocks operations during its windows (stall.go); nil for none
+
 	// closeMu keeps the monitor's samples (monitor.go) off an engine being closed.
 	closeMu sync.RWMutex
 	closed  bool
@@ -77,6 +80,11 @@ func open(s driver.Spec, file string, openEngine func(path string) (Engine, erro
 		return nil, fmt.Errorf("cannot open %s at %s: %w", s.Kind, path, err)
 	}
 	st.Engine, st.path = eng, path
+	if s.Stall != nil {
+		stall := *s.Stall
+		stall.Start(time.Now())
+		st.stall = &stall
+	}
 	return st, nil
 }
 
