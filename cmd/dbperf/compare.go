@@ -36,10 +36,6 @@ and the base's own query values are followed by "(n/c)".`,
 			if base == "" {
 				return errors.New("compare needs --base RUN: the run the others are compared with")
 			}
-			b, err := report.Load([]string{base})
-			if err != nil {
-				return err
-			}
 			var others []string // the base compared with itself says nothing: a glob may include it
 			for _, a := range args {
 				if filepath.Clean(a) != filepath.Clean(base) {
@@ -48,6 +44,15 @@ and the base's own query values are followed by "(n/c)".`,
 			}
 			if len(others) == 0 {
 				return errors.New("compare needs at least one RUN besides the base")
+			}
+			if groups, ok, err := report.LoadGroups(append([]string{base}, others...)); err != nil {
+				return err
+			} else if ok {
+				return report.WriteTable(c.OutOrStdout(), report.GroupCompareTable(groups[0], groups[1:]), f)
+			}
+			b, err := report.Load([]string{base})
+			if err != nil {
+				return err
 			}
 			runs, err := report.Load(others)
 			if err != nil {

@@ -316,3 +316,30 @@ func TestScriptStopsServers(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeat: --repeat 2 writes a run group of two runs with their own seeds, which summary and
+// compare read as groups; a group beside a run directory is refused.
+func TestRepeat(t *testing.T) {
+	dir := t.TempDir()
+	for _, g := range []string{"a", "b"} {
+		if r := run(t, dir, "run", "insert", "--repeat", "2", "--quiet", "--seed", "5", "--rows", "500", "--steps", "l.i0,l.x", "--out", g); r.code != 0 {
+			t.Fatalf("repeat into %s: exit %d\n%s", g, r.code, r.stderr)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "a", "group.json"))
+	if err != nil || !strings.Contains(string(b), `"runs": [`) || !strings.Contains(string(b), `"rep-2"`) || !strings.Contains(string(b), "6") {
+		t.Fatalf("group.json: %s %v", b, err)
+	}
+	if s := run(t, dir, "summary", "a"); s.code != 0 || !strings.Contains(s.stdout, "ci95_low") || !strings.Contains(s.stdout, "l.i0  ips") {
+		t.Errorf("summary of a group: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "compare", "--base", "a", "b"); s.code != 0 || !strings.Contains(s.stdout, "ratio  p") {
+		t.Errorf("compare of groups: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if s := run(t, dir, "summary", "a", "a/rep-1"); s.code == 0 || !strings.Contains(s.stderr, "give one kind or the other") {
+		t.Errorf("a group beside a run: exit %d %q", s.code, s.stderr)
+	}
+	if s := run(t, dir, "run", "insert", "--repeat", "2", "--steps", "l.i1"); s.code == 0 || !strings.Contains(s.stderr, "--steps must start with l.i0") {
+		t.Errorf("--repeat without l.i0: exit %d %q", s.code, s.stderr)
+	}
+}

@@ -21,12 +21,14 @@ type outputFlags struct {
 	reportInterval time.Duration
 	sla            []string
 	slas           []measure.SLA
+	repeat         int
 }
 
 func (o *outputFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "print every column: the Insert Benchmark's per-second columns for every op type, p90 and p99.99, latency histograms and all host figures")
 	f.BoolVar(&o.quiet, "quiet", false, "print no line while a step runs, only each step's summary and the run's")
 	f.DurationVar(&o.reportInterval, "report-interval", time.Second, "how often a running step prints a line (whole seconds; the archive keeps one row a second)")
+	f.IntVar(&o.repeat, "repeat", 1, "run the whole step list this many times, each from an empty database with its own seed, into one run group (see docs/repeats.md)")
 	f.StringArrayVar(&o.sla, "sla", nil, "a response-time goal, OP:pXX<DURATION (e.g. query:p99<2ms; repeat for several): each step with that op type reports goodput and whether it was met")
 }
 
@@ -37,6 +39,9 @@ func (o *outputFlags) check() error {
 	}
 	if o.reportInterval < time.Second || o.reportInterval%time.Second != 0 {
 		return fmt.Errorf("--report-interval must be a whole number of seconds, at least 1s (got %s)", o.reportInterval)
+	}
+	if o.repeat < 1 {
+		return fmt.Errorf("--repeat must be at least 1 (got %d)", o.repeat)
 	}
 	o.slas = nil
 	for _, s := range o.sla {

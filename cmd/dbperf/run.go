@@ -106,6 +106,9 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if cfg.Arrival, err = load.parse(seed); err != nil {
 				return err
 			}
+			if output.repeat > 1 && cfg.NeedsData() != "" {
+				return fmt.Errorf("--repeat runs each repeat from an empty database, so --steps must start with l.i0 (it starts with %s)", cfg.Steps[0])
+			}
 			if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": settleWait}), cfg.Validate()); err != nil {
 				return err
 			}
@@ -233,6 +236,9 @@ func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, 
 	spec, err := driver.Parse(targetStr)
 	if err != nil {
 		return err
+	}
+	if output.repeat > 1 {
+		return runRepeats(ctx, c, name, spec, out, seed, verify, bind)
 	}
 	return runWorkload(ctx, c, name, spec, out, seed, verify, bind)
 }

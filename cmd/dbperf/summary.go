@@ -27,6 +27,11 @@ provenance (target kind, DBMS version, start date, dbperf commit).`,
 			if err != nil {
 				return err
 			}
+			if groups, ok, err := report.LoadGroups(args); err != nil {
+				return err
+			} else if ok {
+				return report.WriteTable(c.OutOrStdout(), report.GroupSummaryTable(groups), f)
+			}
 			runs, err := report.Load(args)
 			if err != nil {
 				return err
