@@ -59,7 +59,7 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(runCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
+	root.AddCommand(runCmd(), searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

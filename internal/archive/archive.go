@@ -73,6 +73,8 @@ type Step struct {
 	Host *HostSummary `json:"host,omitempty"`
 	// Stalls are the seconds whose throughput dropped or whose latency exploded.
 	Stalls *measure.Stalls `json:"stalls,omitempty"`
+	// Dropped counts open-loop arrivals that found the backlog full and never ran.
+	Dropped int64 `json:"dropped,omitempty"`
 	// SLAs are the run's response-time goals of this step's op types, and how it fared.
 	SLAs []measure.SLAResult `json:"slas,omitempty"`
 }

@@ -77,6 +77,9 @@ func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string
 	} else if h != nil {
 		printHostShort(out, h)
 	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(out, "   DROPPED: %d arrivals found the backlog full (--max-backlog) and never ran\n", s.Dropped)
+	}
 	for _, r := range s.SLAs {
 		verdict := "met"
 		if !r.Met {

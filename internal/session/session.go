@@ -41,8 +41,11 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run runs every step and records the outcome in run.json.
 func (s *Session) Run(ctx context.Context) error {
-	err := s.run(ctx)
-	printClosing(s.Out, s.Dir.Meta.Name, s.done)
+	return s.Finish(s.run(ctx))
+}
+
+// finish writes the run's end into run.json.
+func (s *Session) finish(err error) error {
 	meta := &s.Dir.Meta
 	meta.End = time.Now()
 	meta.Complete = err == nil
@@ -60,32 +63,46 @@ func (s *Session) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		if err := s.step(ctx, step); err != nil {
+		if _, err := s.step(ctx, step, step); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Session) step(ctx context.Context, name string) error {
-	plan, err := s.Workload.Plan(ctx, name)
+// Step runs one of the workload's steps, archived under the name as (e.g. a search's probe
+// "qr100-r2000" of step qr100), and returns its summary. A caller that runs steps one by one
+// (a search) ends with Finish.
+func (s *Session) Step(ctx context.Context, step, as string) (archive.Step, error) {
+	return s.step(ctx, step, as)
+}
+
+// Finish records a run made of Step calls as ended, with its error, and prints the closing
+// summary.
+func (s *Session) Finish(err error) error {
+	printClosing(s.Out, s.Dir.Meta.Name, s.done)
+	return s.finish(err)
+}
+
+func (s *Session) step(ctx context.Context, step, name string) (archive.Step, error) {
+	plan, err := s.Workload.Plan(ctx, step)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ErrInterrupted
+			return archive.Step{}, ErrInterrupted
 		}
-		return fmt.Errorf("step %s: %w", name, err)
+		return archive.Step{}, fmt.Errorf("step %s: %w", name, err)
 	}
 	meta := &s.Dir.Meta
 	meta.Steps = append(meta.Steps, archive.StepStatus{Name: name, Dir: name})
 	status := &meta.Steps[len(meta.Steps)-1]
 	if err := s.Dir.WriteMeta(); err != nil {
 		plan.Close()
-		return err
+		return archive.Step{}, err
 	}
 	w, err := s.Dir.StartStep(name, plan.Step.Ops, time.Now())
 	if err != nil {
 		plan.Close()
-		return err
+		return archive.Step{}, err
 	}
 	live := newLive(s.Out, s.Live, s.ReportEvery, name, plan)
 	var mon *monitor.Step
@@ -151,7 +168,7 @@ func (s *Session) step(ctx context.Context, name string) error {
 		stepErr = fmt.Errorf("closing connections: %w", closeErr)
 	}
 	if stepErr == nil && s.Verify {
-		problems, err := s.Workload.Verify(ctx, name)
+		problems, err := s.Workload.Verify(ctx, step)
 		switch {
 		case err != nil:
 			stepErr = fmt.Errorf("checking the database: %w", err)
@@ -181,11 +198,11 @@ func (s *Session) step(ctx context.Context, name string) error {
 	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main]})
 	switch {
 	case ctx.Err() != nil:
-		return ErrInterrupted
+		return sum, ErrInterrupted
 	case stepErr != nil:
-		return fmt.Errorf("step %s failed: %w", name, stepErr)
+		return sum, fmt.Errorf("step %s failed: %w", name, stepErr)
 	}
-	return nil
+	return sum, nil
 }
 
 // summarize turns a runner result into the step's summary.json, and the workload's warnings.
@@ -198,6 +215,7 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		ClientCPUSec:       measure.Round(res.CPU.Total().Seconds(), 3),
 		ClientCPUUserSec:   measure.Round(res.CPU.User.Seconds(), 3),
 		ClientCPUSystemSec: measure.Round(res.CPU.System.Seconds(), 3),
+		Dropped:            res.Dropped,
 	}
 	for o, op := range plan.Step.Ops {
 		a := &res.Total.Ops[o]

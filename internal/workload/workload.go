@@ -49,3 +49,12 @@ type Workload interface {
 	// Figures declares the workload's op types and figures for run.json and the reports.
 	Figures() archive.Figures
 }
+
+// Tunable is a workload a search can drive: it changes the arrival process and the length of
+// the steps it runs next, and says which steps leave the database as they found it (so that a
+// step can be repeated at another rate with the same database).
+type Tunable interface {
+	SetArrival(a Arrival)
+	SetStepSeconds(seconds float64)
+	KeepsSize(step string) bool
+}
