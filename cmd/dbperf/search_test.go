@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSearchCommand runs a short search whose SLA every trial meets (p99 below a minute): it
+// must double from --start-rate to --max-rate and say the answer is a bound, archive every trial
+// as a step beside search.json, and refuse what it cannot search.
+func TestSearchCommand(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "search", "insert", "--target", "pebble", "--rows", "500", "--sla", "query:p99<1m",
+		"--start-rate", "50", "--max-rate", "200", "--trial", "1s", "--warmup", "0s", "--out", "s", "--seed", "3")
+	if r.code != 0 || !strings.Contains(r.stdout, "highest passing rate: at least 200/s (passed at --max-rate 200)") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var rec searchRecord
+	b, err := os.ReadFile(filepath.Join(dir, "s", "search.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		t.Fatalf("search.json: %v", err)
+	}
+	if len(rec.Trials) != 3 || rec.Trials[0].Rate != 50 || rec.Trials[2].Rate != 200 || !rec.Bounded || rec.Rule != searchRule {
+		t.Errorf("search.json: %+v", rec)
+	}
+	for _, tr := range rec.Trials {
+		if _, err := os.Stat(filepath.Join(dir, "s", tr.Step, "summary.json")); err != nil || !tr.Pass || len(tr.SLAs) != 1 {
+			t.Errorf("trial %+v: %v", tr, err)
+		}
+	}
+	for args, want := range map[string]string{
+		"--step l.i1 --sla query:p99<1s": "step l.i1 cannot be searched",
+		"--sla querry:p99<1s":            `names op type "querry"`,
+		"--start-rate 10":                "search needs at least one --sla",
+	} {
+		r := run(t, dir, append([]string{"search", "insert", "--rows", "200"}, strings.Fields(args)...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d %q, want %q", args, r.code, r.stderr, want)
+		}
+	}
+}
