@@ -9,12 +9,14 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
+	"time"
 )
 
-// printSummary prints the end-of-step figures: counts, rates and latency percentiles per op
-// type, the workload's own figures, the host's figures and the check; wide adds p90 and
-// p99.99, the reference's latency histogram, and the host's figures in full.
-func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string, wide bool) {
+// printResult prints the end-of-step figures known when the runner returns: counts, rates and
+// latency percentiles per op type, the workload's own figures, drops, SLAs and stalls; wide
+// adds p90 and p99.99 and the reference's latency histogram. The host's figures and the check
+// follow as they come (printHostFigures, printCheck), so a slow check shows what it is.
+func printResult(out io.Writer, s archive.Step, ops []string, warnings []string, wide bool) {
 	state := "done"
 	if !s.Complete {
 		state = "NOT complete"
@@ -72,11 +74,6 @@ func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string
 	for _, w := range warnings {
 		fmt.Fprintf(out, "   WARNING: %s\n", w)
 	}
-	if h := s.Host; h != nil && wide {
-		printHost(out, h)
-	} else if h != nil {
-		printHostShort(out, h)
-	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(out, "   DROPPED: %d arrivals found the backlog full (--max-backlog) and never ran\n", s.Dropped)
 	}
@@ -91,9 +88,26 @@ func printSummary(out io.Writer, s archive.Step, ops []string, warnings []string
 	if st := s.Stalls; st != nil && st.Count > 0 {
 		fmt.Fprintf(out, "   stalls: %d (longest %.1fs, %.1fs in all; %s)\n", st.Count, st.LongestSec, st.TotalSec, st.Rule)
 	}
+}
+
+// printHostFigures prints the monitor's figures of a step; took is how long the monitor's last
+// questions (the database's size, the data directory's) took, shown when it was noticeable.
+func printHostFigures(out io.Writer, h *archive.HostSummary, wide bool, took time.Duration) {
+	if wide {
+		printHost(out, h)
+	} else {
+		printHostShort(out, h)
+	}
+	if took >= 500*time.Millisecond {
+		fmt.Fprintf(out, "   (the monitor's end-of-step figures took %.1fs)\n", took.Seconds())
+	}
+}
+
+// printCheck prints how a step ended: its check, with the time the check took, or its failure.
+func printCheck(out io.Writer, s archive.Step, took time.Duration) {
 	switch {
 	case s.Verified:
-		fmt.Fprintln(out, "   check: the database holds exactly what the client wrote")
+		fmt.Fprintf(out, "   check: the database holds exactly what the client wrote (%.1fs)\n", took.Seconds())
 	case s.Error != "":
 		fmt.Fprintf(out, "   FAILED: %s\n", s.Error)
 	}

@@ -155,9 +155,13 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
 		sum.Stalls = &stalls
 	}
+	wide := s.Live == LiveWide
+	printResult(s.Out, sum, opNames(plan.Step.Ops), warnings, wide)
 	if mon != nil {
+		t0 := time.Now()
 		h := mon.End(ctx, totals(plan, res, seconds))
 		sum.Host = &h
+		printHostFigures(s.Out, &h, wide, time.Since(t0))
 	}
 	closeErr := plan.Close()
 	stepErr := res.Err
@@ -167,8 +171,12 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	if stepErr == nil && closeErr != nil {
 		stepErr = fmt.Errorf("closing connections: %w", closeErr)
 	}
+	var checkTook time.Duration
 	if stepErr == nil && s.Verify {
+		fmt.Fprintf(s.Out, "   checking the database...\n")
+		t0 := time.Now()
 		problems, err := s.Workload.Verify(ctx, step)
+		checkTook = time.Since(t0)
 		switch {
 		case err != nil:
 			stepErr = fmt.Errorf("checking the database: %w", err)
@@ -194,7 +202,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	if err := s.Dir.WriteMeta(); err != nil && stepErr == nil {
 		stepErr = err
 	}
-	printSummary(s.Out, sum, opNames(plan.Step.Ops), warnings, s.Live == LiveWide)
+	printCheck(s.Out, sum, checkTook)
 	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main]})
 	switch {
 	case ctx.Err() != nil:
