@@ -53,6 +53,7 @@ func New(cfg Config, store Store) (*Bench, error) {
 	if b.degrees, err = NewDegrees(b.mix.Data, cfg.StartID, cfg.MaxID); err != nil {
 		return nil, err
 	}
+	b.degrees.Cap = cfg.EffectiveMaxDegree()
 	b.access = NewAccess(cfg.StartID, cfg.MaxID)
 	return b, nil
 }
@@ -63,7 +64,7 @@ func (b *Bench) Steps() []string { return b.cfg.Steps }
 // Settings implements workload.Workload.
 func (b *Bench) Settings() map[string]any {
 	return map[string]any{
-		"startid1": b.cfg.StartID, "maxid1": b.cfg.MaxID, "loaders": b.cfg.Loaders,
+		"startid1": b.cfg.StartID, "maxid1": b.cfg.MaxID, "max_degree": b.cfg.EffectiveMaxDegree(), "loaders": b.cfg.Loaders,
 		"loader_chunk_size": b.cfg.ChunkIDs, "batch": b.cfg.Batch, "requesters": b.cfg.Requesters,
 		"requests": b.cfg.Requests, "requests_seconds": b.cfg.RequestTime.Seconds(), "mix": b.cfg.Mix,
 		"partitions": b.cfg.Partitions, "retries": b.cfg.Retries, "steps": b.cfg.Steps,
@@ -147,7 +148,7 @@ func (b *Bench) planLoad(ctx context.Context, step string, connect func() (Conn,
 		if err != nil {
 			return nil, err
 		}
-		l := &linkLoader{b: b, conn: c, rng: b.rng(step, "links", i), gen: linkMotif(), chunks: ch, now: now}
+		l := &linkLoader{b: b, step: step, conn: c, chunks: ch, now: now}
 		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("link loader %d", i+1), Primary: true,
 			Schedule: prepSchedule{l.prepare}, Do: l.do})
 	}
@@ -200,7 +201,9 @@ func (b *Bench) planRequest(ctx context.Context, step string, connect func() (Co
 		}
 	}
 	main := measure.Op(b.mix.main())
-	plan := &workload.StepPlan{Progress: workload.None, Main: main, Write: workload.None, Read: workload.None}
+	// The live line's progress counts one op type's units, so no op type measures the progress
+	// of a mix: Total 0 (unknown) with the main op.
+	plan := &workload.StepPlan{Progress: main, Main: main, Write: workload.None, Read: workload.None}
 	s := &plan.Step
 	s.Name, s.Ops, s.Retries, s.Duration = step, requestOps[:], b.cfg.Retries, b.cfg.RequestTime
 	b.requesters = nil

@@ -13,6 +13,11 @@ import (
 type Config struct {
 	StartID int64 // startid1: first id (>= 1); default 1
 	MaxID   int64 // maxid1: ids are [StartID, MaxID); default 10001 (the reference: 10000001)
+	// MaxDegree caps every id's out-degree; 0 for none (the original). AutoMaxDegree (the
+	// default) is none from AutoDegreeIDs ids up and SmallMaxDegree below: the top id gets the
+	// distribution's largest degree (961,963 links in 2013, 4,181,357 in 2017) whatever the
+	// number of ids, so in a small graph that one id would be nearly all of it.
+	MaxDegree int64
 	// Loaders are the link loaders of the load step, beside one node loader; default 10.
 	Loaders int
 	// ChunkIDs is the ids a link loader takes from the queue at a time; default 2048.
@@ -36,6 +41,24 @@ type Config struct {
 	Now func() time.Time
 }
 
+// MaxDegree's automatic choice.
+const (
+	AutoMaxDegree  = -1
+	AutoDegreeIDs  = 1_000_000
+	SmallMaxDegree = 1000
+)
+
+// EffectiveMaxDegree resolves AutoMaxDegree for the configured ids.
+func (c Config) EffectiveMaxDegree() int64 {
+	if c.MaxDegree != AutoMaxDegree {
+		return c.MaxDegree
+	}
+	if c.MaxID-c.StartID >= AutoDegreeIDs {
+		return 0
+	}
+	return SmallMaxDegree
+}
+
 // The steps.
 const (
 	StepLoad    = "load"
@@ -44,7 +67,7 @@ const (
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{StartID: 1, MaxID: 10001, Loaders: 10, ChunkIDs: 2048, Batch: 1024, Requesters: 10,
+	return Config{StartID: 1, MaxID: 10001, MaxDegree: AutoMaxDegree, Loaders: 10, ChunkIDs: 2048, Batch: 1024, Requesters: 10,
 		Requests: 1000, Mix: "2013", Retries: 100, Steps: []string{StepLoad, StepRequest}}
 }
 
@@ -60,6 +83,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxID-c.StartID > 1<<31-1 {
 		bad("--maxid - --startid must be below 2^31, as in the original (got %d)", c.MaxID-c.StartID)
+	}
+	if c.MaxDegree < AutoMaxDegree {
+		bad("--max-degree must be -1 (auto), 0 (none) or a positive cap (got %d)", c.MaxDegree)
 	}
 	if c.Loaders < 1 {
 		bad("--loaders must be at least 1 (got %d)", c.Loaders)

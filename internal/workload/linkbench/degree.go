@@ -64,6 +64,8 @@ func readSection(data []byte, name string) ([]cdfPoint, error) {
 // first CDF point whose cumulative fraction is >= u (a step lookup, no interpolation).
 type Degrees struct {
 	start, n int64
+	// Cap, if > 0, bounds every id's total out-degree (a dbperf option, not the original's).
+	Cap      int64
 	cdf      []cdfPoint
 	shuffler *Shuffler
 }
@@ -85,6 +87,9 @@ func (d *Degrees) Total(id1 int64) int64 {
 	i := sort.Search(len(d.cdf), func(i int) bool { return d.cdf[i].prob >= u })
 	if i == len(d.cdf) {
 		i-- // cannot happen: the last point is 100%
+	}
+	if d.Cap > 0 {
+		return min(d.cdf[i].value, d.Cap)
 	}
 	return d.cdf[i].value
 }

@@ -29,14 +29,14 @@ func newChunks(start, end, size int64) *chunks {
 	return &chunks{start: start, end: end, size: size, count: (end - start + size - 1) / size}
 }
 
-// take returns the next chunk [from, to), or false when all are taken.
-func (c *chunks) take() (from, to int64, ok bool) {
-	k := c.taken.Add(1) - 1
+// take returns the next chunk [from, to) and its number, or false when all are taken.
+func (c *chunks) take() (from, to, k int64, ok bool) {
+	k = c.taken.Add(1) - 1
 	if k >= c.count {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	from = c.start + (c.count-1-k)*c.size
-	return from, min(from+c.size, c.end), true
+	return from, min(from+c.size, c.end), k, true
 }
 
 // prepSchedule is a closed loop whose worker prepares its next statement before it is due, so
@@ -57,8 +57,9 @@ func (s prepSchedule) Next(ctx context.Context, _ runner.Tick) (time.Time, bool)
 // own Batch-row statements.
 type linkLoader struct {
 	b      *Bench
+	step   string
 	conn   Conn
-	rng    *rand.Rand
+	rng    *rand.Rand // the current chunk's
 	gen    *motif
 	chunks *chunks
 	now    int64 // ms: link times are uniform over the 2^32 ms before it
@@ -131,11 +132,14 @@ func (l *linkLoader) advance() bool {
 			l.id1++
 		}
 		if l.id1 >= l.to {
-			from, to, ok := l.chunks.take()
+			from, to, k, ok := l.chunks.take()
 			if !ok {
 				return false
 			}
 			l.id1, l.to = from, to
+			// Each chunk has its own random stream, as in the original (LoadChunk.rng), so the
+			// graph depends on the seed only, not on which loader took which chunk.
+			l.rng, l.gen = l.b.rng(l.step, "chunk", int(k)), linkMotif()
 		}
 	}
 	l.j, l.n = 0, l.b.degrees.PerType(l.id1, FirstLinkType+l.typeNum)

@@ -29,6 +29,9 @@ func (m *motif) fill(rng *rand.Rand, buf []byte, n int) []byte {
 			m.motifs[i] = byte(m.start + rng.IntN(m.span))
 		}
 	}
+	if buf == nil {
+		buf = make([]byte, 0, n) // empty, not nil: data columns are NOT NULL
+	}
 	buf = buf[:0]
 	for i := 0; i < n; i += motifChunk {
 		end := min(n, i+motifChunk)

@@ -89,13 +89,13 @@ type requester struct {
 	sum    hash.Hash64 // of every result read, for the same-results test
 
 	// The prepared operation.
-	op        reqOp
-	link      Link
-	id2s      []int64
-	node      Node
-	histPos   int // the history entry paged from, or -1
-	out       []Link
-	scratch   [8]byte
+	op      reqOp
+	link    Link
+	id2s    []int64
+	node    Node
+	histPos int // the history entry paged from, or -1
+	out     []Link
+	scratch [8]byte
 }
 
 func newRequester(b *Bench, conn Conn, rng *rand.Rand) *requester {
