@@ -43,6 +43,7 @@ func runCmd() *cobra.Command {
 		return nil
 	}
 	c.AddCommand(runInsertCmd())
+	c.AddCommand(runLinkBenchCmd())
 	return c
 }
 

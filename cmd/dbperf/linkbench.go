@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/plan"
+	"github.com/dbperf/dbperf/internal/workload"
+	"github.com/dbperf/dbperf/internal/workload/linkbench"
+	"github.com/dbperf/dbperf/internal/workload/linkbench/stores"
+	"github.com/spf13/cobra"
+)
+
+func runLinkBenchCmd() *cobra.Command {
+	cfg := linkbench.DefaultConfig()
+	var (
+		targets  = []string{"sqlite"}
+		planFile string
+		steps    = strings.Join(cfg.Steps, ",")
+		out      string
+		seed     uint64
+		noVerify bool
+		seconds  time.Duration
+		load     loadFlags
+	)
+	c := &cobra.Command{
+		Use:   "linkbench",
+		Short: "LinkBench: a social graph loaded with Facebook's out-degrees, then its request mix",
+		Long: `LinkBench (Facebook, SIGMOD 2013): the load step writes nodes and typed links with the
+out-degrees of the shipped distribution, 10 link loaders on 2048-id chunks beside a node loader;
+the request step runs the production mix of link and node reads and writes (--mix 2013, the
+original's, or 2017, the mdcallag fork's refresh), each of the ten request types timed on its
+own. After each step the counts are checked against the visible links.
+
+Every size defaults small so the run takes seconds; the reference uses --maxid 10000001
+--requesters 100 --requests 500000 (or --requests-seconds). Below 1M ids every id's out-degree
+is capped at 1000 (--max-degree -1, auto): the top id gets 961,963 links whatever the number
+of ids. See docs/linkbench.md.`,
+		Example: `  dbperf run linkbench
+  dbperf run linkbench --target pebble:/tmp/lb --maxid 1000001 --requesters 20 --requests-seconds 60
+  dbperf run linkbench --target 'mysql://dbperf@127.0.0.1:13306/lb?engine=rocksdb' --maxid 10000001 --requesters 100 --requests-seconds 3600
+  dbperf run linkbench --target postgres://postgres@127.0.0.1:5432/lb --steps request --arrival poisson --rate 15000 --requests 0 --requests-seconds 600
+  dbperf run linkbench --mix 2017`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg.Steps = splitList(steps)
+			cfg.RequestTime = seconds
+			if !c.Flags().Changed("seed") {
+				seed = randomSeed()
+			}
+			cfg.Seed = seed
+			var err error
+			if cfg.Arrival, err = load.parse(seed); err != nil {
+				return err
+			}
+			if err := errors.Join(checkDurations(map[string]time.Duration{"requests-seconds": seconds}), cfg.Validate()); err != nil {
+				return err
+			}
+			var runs []plan.Run
+			if planFile != "" {
+				if c.Flags().Changed("target") {
+					return fmt.Errorf("give --plan or --target, not both")
+				}
+				runs, err = plan.Load(planFile)
+			} else {
+				runs, err = plan.FromTargets(targets)
+			}
+			if err != nil {
+				return err
+			}
+			if out == "" && len(runs) == 1 {
+				out = defaultOut("lb-"+runs[0].Name, time.Now())
+			} else if out == "" {
+				out = defaultOut("lb", time.Now())
+			}
+			needsData := ""
+			if cfg.Steps[0] == linkbench.StepRequest {
+				needsData = "--steps starts with request, which needs the graph of an earlier load"
+			}
+			if err := preflight(runs, out, needsData); err != nil {
+				return err
+			}
+			if len(runs) == 1 {
+				return runOne(c, linkbench.Name, runs[0], out, seed, !noVerify, bindLinkBench(cfg))
+			}
+			return runAll(c, linkbench.Name, runs, out, seed, !noVerify, bindLinkBench(cfg))
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
+	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	f.Int64Var(&cfg.StartID, "startid", cfg.StartID, "first id (startid1)")
+	f.Int64Var(&cfg.MaxID, "maxid", cfg.MaxID, "ids are [startid, maxid) (maxid1; the reference: 10000001, about 10 GB)")
+	f.Int64Var(&cfg.MaxDegree, "max-degree", cfg.MaxDegree, "cap on an id's out-degree: 0 none (the original), -1 auto (none from 1M ids, 1000 below)")
+	f.IntVar(&cfg.Loaders, "loaders", cfg.Loaders, "link loaders of the load step (a node loader runs beside them)")
+	f.IntVar(&cfg.Requesters, "requesters", cfg.Requesters, "clients of the request step, each with its own connection (the reference: 100)")
+	f.Int64Var(&cfg.Requests, "requests", cfg.Requests, "requests per requester (the reference: 500000); 0 for no limit, with --requests-seconds")
+	f.DurationVar(&seconds, "requests-seconds", 0, "end the request step after this long (e.g. 1h), like the reference's maxtime")
+	f.StringVar(&cfg.Mix, "mix", cfg.Mix, "request mix and distribution file: 2013 (the original) or 2017 (mdcallag/linkbench)")
+	f.IntVar(&cfg.Partitions, "partitions", 0, "MySQL: PARTITION BY KEY(id1) PARTITIONS n on linktable, as the reference's DDL (16); 0 for none")
+	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation (deadlock, lock wait timeout) before the step fails; each counts as an error of its op type")
+	f.StringVar(&steps, "steps", steps, "steps to run, in order: load, request")
+	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
+	f.StringVar(&out, "out", "", "run directory (default runs/lb-NAME-DATE-TIME); with several runs, the directory of their run directories")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks after each step")
+	load.add(f)
+	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
+	return c
+}
+
+// bindLinkBench makes LinkBench for an opened target.
+func bindLinkBench(cfg linkbench.Config) func(driver.Target) (workload.Workload, error) {
+	return func(t driver.Target) (workload.Workload, error) {
+		store, err := stores.For(t, stores.Options{Partitions: cfg.Partitions})
+		if err != nil {
+			return nil, err
+		}
+		b, err := linkbench.New(cfg, store)
+		if err != nil {
+			return nil, err
+		}
+		// A run that starts with the request step needs a loaded graph: fail before the run
+		// directory exists.
+		return b, b.CheckStart(context.Background())
+	}
+}

@@ -1,0 +1,59 @@
+package linkbench
+
+import (
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// Name is the workload's name in run.json and on the command line.
+const Name = "linkbench"
+
+// The request step's op types, in reqOp order, with the original's names in the comments
+// (LinkBenchOp.java), and the load step's.
+var (
+	requestOps = [numReqOps]measure.OpType{
+		{Name: "add_link", Unit: "operations", Abbrev: "al"},       // ADD_LINK
+		{Name: "delete_link", Unit: "operations", Abbrev: "dl"},    // DELETE_LINK
+		{Name: "update_link", Unit: "operations", Abbrev: "ul"},    // UPDATE_LINK
+		{Name: "count_link", Unit: "operations", Abbrev: "cl"},     // COUNT_LINK
+		{Name: "get_link", Unit: "operations", Abbrev: "gl"},       // MULTIGET_LINK
+		{Name: "get_link_list", Unit: "operations", Abbrev: "gll"}, // GET_LINKS_LIST
+		{Name: "add_node", Unit: "operations", Abbrev: "an"},       // ADD_NODE
+		{Name: "update_node", Unit: "operations", Abbrev: "un"},    // UPDATE_NODE
+		{Name: "delete_node", Unit: "operations", Abbrev: "dn"},    // DELETE_NODE
+		{Name: "get_node", Unit: "operations", Abbrev: "gn"},       // GET_NODE
+	}
+	loadOps = []measure.OpType{
+		{Name: "load_links", Unit: "links", Abbrev: "ll"}, // LOAD_LINKS_BULK
+		{Name: "load_counts", Unit: "rows", Abbrev: "lc"}, // LOAD_COUNTS_BULK
+		{Name: "load_nodes", Unit: "nodes", Abbrev: "ln"}, // LOAD_NODE_BULK
+	}
+)
+
+func init() { archive.Declare(Name, Declaration()) }
+
+// Figures implements workload.Workload with Declaration.
+func (b *Bench) Figures() archive.Figures { return Declaration() }
+
+// Declaration is what LinkBench declares to the archive and the reports: the load's three op
+// types and the ten request types. summary shows the load rates and every request type's p99
+// (the original reports per-type percentiles, not one blended figure); compare adds the rates
+// and p99.9 of each.
+func Declaration() archive.Figures {
+	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
+	f := archive.Figures{Ops: append(append([]measure.OpType(nil), loadOps...), requestOps[:]...)}
+	for _, o := range loadOps[:1] {
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true})
+	}
+	f.Columns = append(f.Columns, archive.Column{Name: "lnps", Op: loadOps[2].Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true})
+	for _, o := range requestOps {
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Better: hi, Compare: true})
+	}
+	for _, o := range requestOps {
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true})
+	}
+	for _, o := range requestOps {
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
+	}
+	return f
+}

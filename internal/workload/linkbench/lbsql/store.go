@@ -1,0 +1,203 @@
+package lbsql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
+)
+
+// Store is LinkBench's tables on one SQL target.
+type Store struct {
+	d          dialect
+	open       func(ctx context.Context) (conn, error)
+	engine     string // MySQL's ENGINE=
+	partitions int    // MySQL's PARTITION BY KEY(id1) PARTITIONS n, or 0
+	settle     func(ctx context.Context, tables []string) (string, error)
+	check      func(ctx context.Context, table string) error // MySQL: the table got its engine
+}
+
+var (
+	_ lb.Store   = (*Store)(nil)
+	_ lb.Settler = (*Store)(nil)
+)
+
+// Bind returns LinkBench's store on an opened SQL target; false when t is not one. partitions
+// applies to MySQL only.
+func Bind(t driver.Target, partitions int) (lb.Store, bool) {
+	switch t := t.(type) {
+	case *sqldriver.Postgres:
+		return &Store{d: postgres, settle: t.Settle, open: func(ctx context.Context) (conn, error) {
+			c, err := t.Connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return pgConn{c}, nil
+		}}, true
+	case *sqldriver.MySQL:
+		return &Store{d: mysql, engine: t.Engine(), partitions: partitions, settle: t.Settle, check: t.CheckTableEngine,
+			open: func(ctx context.Context) (conn, error) {
+				c, err := t.Conn(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return newSQLConn(c, false), nil
+			}}, true
+	case *sqldriver.SQLite:
+		return &Store{d: sqlite, settle: t.Settle, open: func(ctx context.Context) (conn, error) {
+			c, err := t.Conn(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return newSQLConn(c, true), nil
+		}}, true
+	}
+	return nil, false
+}
+
+// Settle implements linkbench.Settler with the driver's settle.
+func (s *Store) Settle(ctx context.Context, tables []string) (string, error) {
+	return s.settle(ctx, tables)
+}
+
+// CreateTables implements linkbench.Store.
+func (s *Store) CreateTables(ctx context.Context) error {
+	c, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	part := ""
+	if s.partitions > 0 {
+		part = fmt.Sprintf(" PARTITION BY KEY(id1) PARTITIONS %d", s.partitions)
+	}
+	for _, q := range s.d.ddl {
+		q = strings.NewReplacer("{engine}", s.engine, "{partition}", part).Replace(q)
+		if _, err := c.exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if s.check != nil {
+		for _, t := range []string{"linktable", "counttable", "nodetable"} {
+			if err := s.check(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Connect implements linkbench.Store.
+func (s *Store) Connect(ctx context.Context) (lb.Conn, error) {
+	c, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, d: s.d, getLinks: map[int]string{}, loads: map[[2]int]string{},
+		sql: statements{selectVis: s.d.selectVisibility(), update: s.d.updateLink(), hide: s.d.hideLink(),
+			inc: s.d.countIncrement(), dec: s.d.countDecrement(), list: s.d.linkList(), count: s.d.countLinks(),
+			visible: s.d.countVisible(), addNode: s.d.addNode(), updateNode: s.d.updateNode(),
+			deleteNode: s.d.deleteNode(), getNode: s.d.getNode()}}, nil
+}
+
+// scan runs one of the checks' scans on a connection of its own.
+func (s *Store) scan(ctx context.Context, q string, fn func(rows) error) error {
+	c, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	return c.query(ctx, q, nil, fn)
+}
+
+// ScanLinks implements linkbench.Store.
+func (s *Store) ScanLinks(ctx context.Context, fn func(lb.Link) error) error {
+	return s.scan(ctx, scanLinksSQL, func(r rows) error {
+		for r.Next() {
+			l, err := scanLink(r)
+			if err != nil {
+				return err
+			}
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanCounts implements linkbench.Store.
+func (s *Store) ScanCounts(ctx context.Context, fn func(lb.Count) error) error {
+	return s.scan(ctx, scanCountsSQL, func(r rows) error {
+		for r.Next() {
+			var c lb.Count
+			if err := r.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
+				return err
+			}
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanVisible implements linkbench.Store.
+func (s *Store) ScanVisible(ctx context.Context, fn func(id1, linkType, n int64) error) error {
+	return s.scan(ctx, scanVisibleSQL, func(r rows) error {
+		for r.Next() {
+			var id1, lt, n int64
+			if err := r.Scan(&id1, &lt, &n); err != nil {
+				return err
+			}
+			if err := fn(id1, lt, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanNodes implements linkbench.Store.
+func (s *Store) ScanNodes(ctx context.Context, fn func(lb.Node) error) error {
+	return s.scan(ctx, scanNodesSQL, func(r rows) error {
+		for r.Next() {
+			n, err := scanNode(r)
+			if err != nil {
+				return err
+			}
+			if err := fn(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func scanLink(r rows) (lb.Link, error) {
+	var l lb.Link
+	var vis int64
+	var data []byte
+	err := r.Scan(&l.ID1, &l.ID2, &l.LinkType, &vis, &data, &l.Time, &l.Version)
+	l.Visibility, l.Data = int8(vis), slices.Clone(data)
+	if l.Data == nil {
+		l.Data = []byte{}
+	}
+	return l, err
+}
+
+func scanNode(r rows) (lb.Node, error) {
+	var n lb.Node
+	var typ int64
+	var data []byte
+	err := r.Scan(&n.ID, &typ, &n.Version, &n.Time, &data)
+	n.Type, n.Data = int32(typ), slices.Clone(data)
+	if n.Data == nil {
+		n.Data = []byte{}
+	}
+	return n, err
+}
