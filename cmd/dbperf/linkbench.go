@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -20,7 +19,7 @@ func runLinkBenchCmd() *cobra.Command {
 	var (
 		targets  = []string{"sqlite"}
 		planFile string
-		steps    = strings.Join(cfg.Steps, ",")
+		steps    = cfg.Steps
 		out      string
 		seed     uint64
 		noVerify bool
@@ -47,7 +46,7 @@ of ids. See docs/linkbench.md.`,
   dbperf run linkbench --mix 2017`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg.Steps = splitList(steps)
+			cfg.Steps = steps
 			cfg.RequestTime = seconds
 			if !c.Flags().Changed("seed") {
 				seed = randomSeed()
@@ -103,7 +102,7 @@ of ids. See docs/linkbench.md.`,
 	f.StringVar(&cfg.Mix, "mix", cfg.Mix, "request mix and distribution file: 2013 (the original) or 2017 (mdcallag/linkbench)")
 	f.IntVar(&cfg.Partitions, "partitions", 0, "MySQL: PARTITION BY KEY(id1) PARTITIONS n on linktable, as the reference's DDL (16); 0 for none")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation (deadlock, lock wait timeout) before the step fails; each counts as an error of its op type")
-	f.StringVar(&steps, "steps", steps, "steps to run, in order: load, request")
+	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order: load, request")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/lb-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks after each step")

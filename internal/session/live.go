@@ -105,10 +105,10 @@ func (p *progress) add(iv *measure.Interval) (pct, left string) {
 	if p.start.IsZero() {
 		p.start = iv.Start
 	}
-	p.done += iv.Ops[p.op].Units
-	if p.total <= 0 {
+	if p.op < 0 || p.total <= 0 { // workload.None: the step has no measure of progress
 		return "-", "-"
 	}
+	p.done += iv.Ops[p.op].Units
 	pct, left = fmt.Sprintf("%.1f%%", 100*float64(p.done)/float64(p.total)), "-"
 	if elapsed := iv.End.Sub(p.start).Seconds(); p.done > 0 {
 		rest := time.Duration(elapsed * float64(p.total-p.done) / float64(p.done) * float64(time.Second))
@@ -135,7 +135,9 @@ const compactMaxOps = 3
 
 func newCompactLine(out io.Writer, plan *workload.StepPlan) *compactLine {
 	l := &compactLine{out: out, ops: plan.Step.Ops, prog: progress{op: plan.Progress, total: plan.Total}}
-	l.shown = append(l.shown, plan.Main)
+	if plan.Main >= 0 {
+		l.shown = append(l.shown, plan.Main)
+	}
 	for o := range plan.Step.Ops {
 		if measure.Op(o) != plan.Main && len(l.shown) < compactMaxOps {
 			l.shown = append(l.shown, measure.Op(o))
@@ -228,17 +230,16 @@ func ms(ns int64) string {
 // the step declared: interval and total rates, the interval's max latency (µs), totals and
 // errors per op type (by its abbreviation: i_ips, max_i), then progress.
 type wideLine struct {
-	out      io.Writer
-	ops      []measure.OpType
-	progress measure.Op
-	total    int64
-	start    time.Time
-	done     []int64
-	errs     []int64
+	out   io.Writer
+	ops   []measure.OpType
+	prog  progress
+	start time.Time
+	done  []int64
+	errs  []int64
 }
 
 func newWideLine(out io.Writer, plan *workload.StepPlan) *wideLine {
-	return &wideLine{out: out, ops: plan.Step.Ops, progress: plan.Progress, total: plan.Total,
+	return &wideLine{out: out, ops: plan.Step.Ops, prog: progress{op: plan.Progress, total: plan.Total},
 		done: make([]int64, len(plan.Step.Ops)), errs: make([]int64, len(plan.Step.Ops))}
 }
 
@@ -304,14 +305,7 @@ func (l *wideLine) print(iv *measure.Interval) {
 	for o := range l.ops {
 		cols = append(cols, fmt.Sprint(l.errs[o]))
 	}
-	pct, left := "-", "-"
-	if done := l.done[l.progress]; l.total > 0 {
-		pct = fmt.Sprintf("%.1f%%", 100*float64(done)/float64(l.total))
-		if done > 0 {
-			rest := time.Duration(elapsed * float64(l.total-done) / float64(done) * float64(time.Second))
-			left = rest.Round(time.Second).String()
-		}
-	}
+	pct, left := l.prog.add(iv)
 	cols = append(cols, pct, left)
 	fmt.Fprintln(l.out, pad(cols, 9))
 }

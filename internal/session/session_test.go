@@ -183,3 +183,21 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("output differs from %s (DBPERF_UPDATE_GOLDEN=1 go test rewrites it after a deliberate change):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+// TestLiveWithoutProgress: a step with no measure of progress (workload.None) prints "-" for
+// it, in every format, rather than failing.
+func TestLiveWithoutProgress(t *testing.T) {
+	ops := []measure.OpType{{Name: "get"}, {Name: "put"}}
+	plan := &workload.StepPlan{Step: runner.Step{Ops: ops}, Main: workload.None, Progress: workload.None}
+	iv := measure.NewInterval(len(ops))
+	iv.Start, iv.End = time.Unix(0, 0), time.Unix(1, 0)
+	for _, live := range []Live{LiveCompact, LiveWide} {
+		var b bytes.Buffer
+		l := newLive(&b, live, time.Second, "s", plan)
+		l.print(iv)
+		l.finish()
+		if !strings.Contains(b.String(), " -") {
+			t.Errorf("%s: %q", live, b.String())
+		}
+	}
+}
