@@ -65,7 +65,11 @@ func (w *StepWriter) Stream(name string, header []string) (*Stream, error) {
 
 // close flushes, syncs and renames the file to its final name.
 func (s *Stream) close() error {
-	err := s.w.Flush()
+	s.csv.Flush()
+	err := s.csv.Error()
+	if err == nil {
+		err = s.w.Flush()
+	}
 	if err == nil {
 		err = s.f.Sync()
 	}
@@ -78,14 +82,9 @@ func (s *Stream) close() error {
 	return err
 }
 
-// Write appends one CSV row.
-func (s *Stream) Write(row []string) error {
-	if err := s.csv.Write(row); err != nil {
-		return err
-	}
-	s.csv.Flush() // into the bufio.Writer: the file is written when it fills or at close
-	return s.csv.Error()
-}
+// Write appends one CSV row. It is buffered: the file is written when the buffer fills and at
+// close, which reports any error writing it.
+func (s *Stream) Write(row []string) error { return s.csv.Write(row) }
 
 // IntervalColumns are the columns of intervals.csv for a step's op types: for each op, its rate
 // in the interval (units/s), running total, errors in the interval, and the interval's p99 and

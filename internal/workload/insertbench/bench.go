@@ -416,7 +416,7 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 		perSec := p.info.rate / float64(batch)
 		s.Pools = append(s.Pools, runner.Pool{
 			Name: name, Primary: true, Limit: statements, Done: done,
-			Until:    time.Duration(float64(statements) / perSec * float64(time.Second)),
+			Until:    time.Duration(float64(rows) / p.info.rate * float64(time.Second)),
 			Arrivals: &runner.Constant{PerSec: perSec, Phase: 0.5},
 			Do: []runner.DoFunc{runner.Single(stepInsert, func(ctx context.Context, attempt int) (int64, error) {
 				if attempt == 0 && deletes && !t.backlog.WaitBelow(ctx, limit) {
