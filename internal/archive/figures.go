@@ -49,6 +49,12 @@ type Column struct {
 	Summary bool      `json:"summary,omitempty"` // a column of `dbperf summary`
 	Compare bool      `json:"compare,omitempty"` // a row of `dbperf compare`
 	Gated   bool      `json:"gated,omitempty"`   // not comparable when the step's gate fails
+	// Headline marks a main figure of the workload: `dbperf summary` shows it by default, the
+	// others only with --wide.
+	Headline bool `json:"headline,omitempty"`
+	// Help says what the figure is, in a sentence, for `dbperf summary --explain` and the
+	// report's legends.
+	Help string `json:"help,omitempty"`
 }
 
 // Value reads the column's figure from a step; ok is false when the step lacks it (a latency
