@@ -59,6 +59,9 @@ func runSettings(runs []Run) []setting {
 		}})
 	}
 	for _, k := range keys(dbms) {
+		if isLocation(k) {
+			continue
+		}
 		s = append(s, setting{"DBMS " + k, func(r archive.Run) (string, bool) {
 			v, ok := r.Target.Settings[k]
 			return SettingValue(v), ok
@@ -82,6 +85,12 @@ func runSettings(runs []Run) []setting {
 		fixed("host kernel", func(r archive.Run) string { return r.Host.Kernel }),
 		fixed("host disk", func(r archive.Run) string { d, _, _ := strings.Cut(r.Host.Disk, ", "); return d }), // not its free space
 	)
+}
+
+// isLocation tells a DBMS setting that says where the data is (SQLite's path, a data
+// directory) rather than how it is handled: two runs in two places are made alike.
+func isLocation(key string) bool {
+	return key == "path" || strings.HasSuffix(key, "_path") || strings.HasSuffix(key, "_dir") || strings.HasSuffix(key, "directory")
 }
 
 // Differences are the settings whose values are not the same in every run, in runSettings'
@@ -113,9 +122,19 @@ func NotLikeForLike(base, run Run) string {
 	if len(diffs) == 0 {
 		return ""
 	}
-	parts := make([]string, len(diffs))
-	for i, d := range diffs {
-		parts[i] = fmt.Sprintf("%s %s vs %s", d.Setting, d.Values[0], d.Values[1])
+	// Two kinds of target have settings of their own: that they differ goes without listing.
+	kinds := base.Meta.Target.Kind != run.Meta.Target.Kind
+	var parts []string
+	dbms := 0
+	for _, d := range diffs {
+		if kinds && strings.HasPrefix(d.Setting, "DBMS ") {
+			dbms++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s vs %s", d.Setting, d.Values[0], d.Values[1]))
+	}
+	if dbms > 0 {
+		parts = append(parts, fmt.Sprintf("%d DBMS settings of each kind", dbms))
 	}
 	return fmt.Sprintf("not like for like: %s vs %s: %s", runName(base), runName(run), strings.Join(parts, ", "))
 }
