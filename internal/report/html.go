@@ -64,6 +64,7 @@ type htmlPage struct {
 	Explain        Table
 	Compare        htmlCompare
 	Differences    htmlTable
+	KindSettings   htmlTable // DBMS settings of runs of different target kinds
 	Provenance     htmlTable
 	OpStyles       []htmlOpStyle
 	Steps          []htmlStep
@@ -189,10 +190,10 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 		SummaryWide: SummaryTable(runs),
 		Explain:     ExplainTable(runs),
 		Compare:     htmlCompareTable(runs[base], others),
-		Differences: htmlDifferences(runs, names),
 		Provenance:  htmlProvenance(runs, names),
 		OpStyles:    htmlOpStyles(runs),
 	}
+	p.Differences, p.KindSettings = htmlDifferences(runs, names)
 	for i, r := range runs {
 		if i != base {
 			if l := NotLikeForLike(runs[base], r); l != "" {

@@ -44,13 +44,25 @@ func htmlRuns(runs []Run, names []string, base int) []htmlRun {
 	return out
 }
 
-// htmlDifferences is Differences(runs) as a table: setting, then each run's value.
-func htmlDifferences(runs []Run, names []string) htmlTable {
-	t := htmlTable{Header: append([]string{"setting"}, names...)}
-	for _, d := range Differences(runs) {
-		t.Rows = append(t.Rows, append([]string{d.Setting}, d.Values...))
+// htmlDifferences is Differences(runs) as a table: setting, then each run's value. When the
+// runs' target kinds differ, their DBMS settings go to a second table (shown folded): each kind
+// has settings of its own.
+func htmlDifferences(runs []Run, names []string) (main, dbms htmlTable) {
+	main = htmlTable{Header: append([]string{"setting"}, names...)}
+	dbms = htmlTable{Header: main.Header}
+	kinds := false
+	for _, r := range runs {
+		kinds = kinds || r.Meta.Target.Kind != runs[0].Meta.Target.Kind
 	}
-	return t
+	for _, d := range Differences(runs) {
+		row := append([]string{d.Setting}, d.Values...)
+		if kinds && strings.HasPrefix(d.Setting, "DBMS ") {
+			dbms.Rows = append(dbms.Rows, row)
+		} else {
+			main.Rows = append(main.Rows, row)
+		}
+	}
+	return main, dbms
 }
 
 // htmlRunNames are the runs' names, made unique.
