@@ -177,7 +177,7 @@ func ExplainTable(runs []Run) Table {
 // ExplainNote precedes the column legend: the conventions every column follows.
 const ExplainNote = `Rates are per second over the whole step, all clients; latencies are in µs, per statement,
 from the step's HDR histograms, counted from each operation's intended start. "Per op" divides
-by the units of the step's main op type (rows inserted on load steps, queries on query steps),
-"per unit written" by those of its write op type. "-" is a figure the step does not have.
+by the units of the step's main op type (the Insert Benchmark's: rows inserted on load steps,
+queries on q steps), "per unit written" by those of its write op type. "-" is a figure the step does not have.
 "better" is the direction compare and the report colour as better: higher or lower.
 `
