@@ -87,7 +87,9 @@
       var k = document.createElement("span");
       k.className = "k";
       k.appendChild(swatch(data.runs[s.run].color, s.dash));
-      k.appendChild(document.createTextNode(s.label + (c.scales[s.scale] && Object.keys(c.scales).length > 1 ? " (" + c.scales[s.scale].label.replace(/ \(log\)$/, "") + ")" : "")));
+      // on the throughput chart, the unit tells which axis a line is read on
+      var unit = c.kind === "throughput" && Object.keys(c.scales).length > 1 ? " (" + c.scales[s.scale].label + ")" : "";
+      k.appendChild(document.createTextNode(s.label + unit));
       var v = document.createElement("span");
       v.className = "v";
       k.appendChild(v);
@@ -111,7 +113,8 @@
     var axes = [];
     if (c.kind === "percentile") {
       scales.x.range = [0, 5];
-      axes.push({ label: c.xLabel, splits: function () { return pctTicks; }, values: function (u, vals) { return vals.map(pctLabel); } });
+      var ticks = narrow ? pctTicks.filter(function (t) { return t !== 4; }) : pctTicks; // room for each label
+      axes.push({ label: c.xLabel, splits: function () { return ticks; }, values: function (u, vals) { return vals.map(pctLabel); } });
     } else {
       axes.push({ label: c.xLabel, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : String(+v.toPrecision(4)); }); } });
     }
