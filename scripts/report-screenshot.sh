@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes docs/report.png: two small Insert Benchmark runs (SQLite and Pebble, big enough that
 # l.i0 lasts seconds and its charts have lines) into a temporary directory, 'dbperf report' of
-# them, and a screenshot of the page, down to the first step's charts, by headless Chromium
+# them, and a screenshot of the page at 1400 px (summary, comparison, settings and the first
+# step's charts; HEIGHT=px changes how far down), by headless Chromium
 # (Debian's package chromium; scripts/test.sh installs it).
 #   scripts/report-screenshot.sh
 set -euo pipefail
@@ -22,5 +23,5 @@ done
 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$tmp/profile" --hide-scrollbars \
-  --screenshot="$PWD/docs/report.png" --window-size=1280,3300 "file://$tmp/report.html" 2>"$tmp/chromium.log"
+  --screenshot="$PWD/docs/report.png" --window-size=1400,${HEIGHT:-2200} "file://$tmp/report.html" 2>"$tmp/chromium.log"
 echo "wrote docs/report.png"

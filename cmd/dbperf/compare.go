@@ -15,18 +15,26 @@ func compareCmd() *cobra.Command {
 		Short: "Each figure of each step relative to a base run, from run directories",
 		Long: `compare reads run directories (it never runs anything) and prints one line per step of
 the base run (in its order) and figure: the base's value, then for every other run its value
-and its ratio to the base's. Figures: ips, dps, qps, xps (rates), i_p99, q_p50, q_p99, q_p99.9
-(latencies, µs), when the step was monitored cpupq, rkbpq, wkbpi, dbms_cpupq, client_cpupq,
-rss, dbgb1, and the number of stalls.
+and its ratio to the base's. Figures: the workload's (the Insert Benchmark's ips, dps, qps, xps
+rates; i_p99, q_p50, q_p99, q_p99.9 latencies in µs), then, when the step was monitored,
+cpupq, rkbpq, wkbpi, dbms_cpupq, client_cpupq, rss, dbgb1, and the number of stalls
+('dbperf summary --explain' and docs/reports.md say what each is).
 
-A ratio below 0.95 is followed by "-", above 1.05 by "+" (in bold in markdown; tsv leaves it
-plain). "+" means higher, not better: higher is better for rates, worse for latencies and costs.
-"-" is a figure the run does not have. A q step starts with its i_target line (achieved/target
-insert rate, "!" below 95%); a run that missed its target has "n/c" (not comparable) instead of
-the ratios of its query figures (qps, q_*); when the base missed it, every run has "n/c" there
-and the base's own query values are followed by "(n/c)".`,
+A ratio outside 0.95-1.05 is marked by the figure's own direction: "+" when it is better than
+the base's, "-" when worse (a higher rate is better; a higher latency, cost, size or stall
+count is worse). Markdown puts marked ratios in bold; tsv leaves them plain. A "-" alone is a
+figure the run does not have. A q step starts with its i_target line (achieved/target insert
+rate, "!" below 95%); a run that missed its target has "n/c" (not comparable) instead of the
+ratios of its query figures; when the base missed it, every run has "n/c" there and the base's
+own query values are followed by "(n/c)".
+
+Runs not made like the base are named first, with every setting that differs ("not like for
+like: a vs b: rows 10000 vs 20000, ..."): workload settings, target kind and version, DBMS
+settings, seed, steps, arrival and host. With --format tsv that line goes to stderr; --format
+json puts it in "not_like_for_like" (docs/reports.md).`,
 		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
-  dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md`,
+  dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md
+  dbperf compare --base runs/pg-15 runs/pg-16 --format json | jq '.rows[] | select(.runs[0].mark == "worse")'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
@@ -58,7 +66,7 @@ and the base's own query values are followed by "(n/c)".`,
 			if err != nil {
 				return err
 			}
-			return report.WriteTable(c.OutOrStdout(), report.CompareTable(b[0], runs), f)
+			return report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f)
 		},
 	}
 	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")

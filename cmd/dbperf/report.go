@@ -16,11 +16,15 @@ func reportCmd() *cobra.Command {
 		Use:   "report RUN...",
 		Short: "One self-contained HTML page comparing run directories: tables and charts",
 		Long: `report reads run directories (it never runs anything) and writes one HTML file that
-works offline and makes no network request: each run's provenance, the summary table, the
-comparison with a base run (--base, default the first RUN), and for each step charts of the
-throughput per second with stalls shaded, the worst latency per second, the latency percentile
-distribution (from latency.hlog), the host's CPU and disk IO, and the DBMS's memory and CPU
-beside dbperf's own over time.`,
+works offline and makes no network request. From the top: a summary (the runs, a warning for
+each run not made like the base, the main figures of each step), the comparison with a base
+run (--base, default the first RUN) showing only what changed by more than 5% (a check box
+shows every row; green better, red worse, by each figure's direction), the settings that
+differ between the runs (all of them folded), and a foldable section per step with charts of
+the throughput per second (stalls shaded), the worst latency per second, the latency
+percentile distribution (from latency.hlog), the host's CPU and disk IO, and the DBMS's memory
+and CPU beside dbperf's own. In every chart the colour is the run and the line style the op
+type; a step too short for charts over time gets a note instead. docs/reports.md describes it.`,
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

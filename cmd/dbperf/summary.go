@@ -1,27 +1,39 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/spf13/cobra"
 )
 
 // formatHelp describes the --format flag of summary and compare.
-const formatHelp = "output format: text (aligned columns), tsv (tab-separated, header line) or markdown (a pipe table)"
+const formatHelp = "output format: text (aligned columns), tsv (tab-separated, header line), markdown (a pipe table) or json (docs/reports.md)"
+
+// declarations are the workloads whose columns `summary --explain` describes when given no run.
+// A new workload adds its declaration here.
+func declarations() []archive.Figures { return archive.Declarations() }
 
 func summaryCmd() *cobra.Command {
 	var format string
+	var wide, explain bool
 	c := &cobra.Command{
 		Use:   "summary RUN...",
 		Short: "One line per step per run, side by side, from run directories",
-		Long: `summary reads run directories (it never runs anything) and prints one line per step:
-rates (ips/dps/qps: rows inserted, rows deleted, queries per second; xps: rows indexed per
-second), latency percentiles in microseconds (i_ insert, d_ delete, q_ query statements),
-errors, the client's CPU per operation, the achieved/target insert rate of q steps ("!" when
-below 95%), the number of stalls, host figures per operation when the step was monitored, and
-provenance (target kind, DBMS version, start date, dbperf commit).`,
+		Long: `summary reads run directories (it never runs anything) and prints one line per step.
+By default it shows the workload's main figures (the Insert Benchmark's ips and qps, rows
+inserted and queries per second; i_p99 and q_p99, the 99th percentile latency of an insert
+and a query in µs), errors, the step's gate (achieved/target insert rate of q steps, "!"
+below 95%), the number of stalls, and three host figures (wkbpi, cpupq, client).
+
+--wide prints every column: all rates and latency percentiles, the client's CPU per
+operation, every host figure per operation, and provenance (target kind, DBMS version,
+start date, dbperf commit). --explain prints what each column means (with RUNs, the columns
+of those runs). docs/reports.md lists every abbreviation; --format json is described there.`,
 		Example: `  dbperf summary runs/pg-shared runs/pebble-1
-  dbperf summary --format tsv runs/* > summary.tsv`,
-		Args: cobra.MinimumNArgs(1),
+  dbperf summary --wide --format tsv runs/* > summary.tsv
+  dbperf summary --explain`,
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
 			if err != nil {
@@ -29,16 +41,42 @@ provenance (target kind, DBMS version, start date, dbperf commit).`,
 			}
 			if groups, ok, err := report.LoadGroups(args); err != nil {
 				return err
-			} else if ok {
+			} else if ok && !explain {
 				return report.WriteTable(c.OutOrStdout(), report.GroupSummaryTable(groups), f)
 			}
-			runs, err := report.Load(args)
-			if err != nil {
-				return err
+			var runs []report.Run
+			if len(args) > 0 {
+				if runs, err = report.Load(args); err != nil {
+					return err
+				}
 			}
-			return report.WriteTable(c.OutOrStdout(), report.SummaryTable(runs), f)
+			out := c.OutOrStdout()
+			if explain {
+				if len(runs) == 0 {
+					for _, d := range declarations() {
+						runs = append(runs, report.Run{Meta: archive.Run{Figures: d}})
+					}
+				}
+				if f == report.FormatText {
+					fmt.Fprint(out, report.ExplainNote+"\n")
+				}
+				return report.WriteTable(out, report.ExplainTable(runs), f)
+			}
+			if len(runs) == 0 {
+				return fmt.Errorf("summary needs at least one RUN directory (or --explain)")
+			}
+			if f == report.FormatJSON {
+				return report.WriteSummaryJSON(out, runs)
+			}
+			t := report.CompactSummaryTable(runs)
+			if wide {
+				t = report.SummaryTable(runs)
+			}
+			return report.WriteTable(out, t, f)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", formatHelp)
+	c.Flags().BoolVar(&wide, "wide", false, "every column, not only the main figures")
+	c.Flags().BoolVar(&explain, "explain", false, "print what each column means and exit")
 	return c
 }

@@ -1,6 +1,10 @@
 package archive
 
-import "github.com/dbperf/dbperf/internal/measure"
+import (
+	"sort"
+
+	"github.com/dbperf/dbperf/internal/measure"
+)
 
 // Figures is what a workload declares about its operations and figures. It is stored in run.json,
 // so that the live line, summary, compare and the HTML report are built from the archive alone,
@@ -21,6 +25,20 @@ var declared = map[string]Figures{}
 
 // Declare registers a workload's declaration under its name; each workload calls it from init.
 func Declare(workload string, f Figures) { declared[workload] = f }
+
+// Declarations are every registered workload's declaration, by workload name.
+func Declarations() []Figures {
+	names := make([]string, 0, len(declared))
+	for n := range declared {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]Figures, len(names))
+	for i, n := range names {
+		out[i] = declared[n]
+	}
+	return out
+}
 
 // Declared is the declaration a workload registered, if it did.
 func Declared(workload string) (Figures, bool) {
@@ -55,6 +73,12 @@ type Column struct {
 	Summary bool      `json:"summary,omitempty"` // a column of `dbperf summary`
 	Compare bool      `json:"compare,omitempty"` // a row of `dbperf compare`
 	Gated   bool      `json:"gated,omitempty"`   // not comparable when the step's gate fails
+	// Headline marks a main figure of the workload: `dbperf summary` shows it by default, the
+	// others only with --wide.
+	Headline bool `json:"headline,omitempty"`
+	// Help says what the figure is, in a sentence, for `dbperf summary --explain` and the
+	// report's legends.
+	Help string `json:"help,omitempty"`
 }
 
 // Value reads the column's figure from a step; ok is false when the step lacks it (a latency

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -105,20 +107,64 @@ func ratio(v, base float64, better archive.Direction) (string, Mark) {
 	return fmt.Sprintf("%.2f", r), m
 }
 
-// CompareTable compares runs with a base, figure by figure. It has one row per step of the base
-// (in the base's order) and figure that the base or a run has: step, figure, the base's value,
-// then per run its value and its ratio to the base's value. Ratios outside [LowRatio, HighRatio]
-// are marked MarkBetter or MarkWorse by the figure's direction. A figure or step missing in a
-// run shows "-" as value and ratio. A step with a gate (the Insert Benchmark's q steps: 95% of
-// the insert target) starts with the gate's row (i_target): every run's achieved/target ("!"
-// when missed), ratio cells empty; and when the base or a run missed it the ratios of its gated
-// figures read NotComparable and are marked MarkNotComparable; a base that missed it has its
-// own gated values marked too.
-func CompareTable(base Run, runs []Run) Table {
-	t := Table{Header: []string{"step", "figure", runName(base)}}
-	for _, r := range runs {
-		t.Header = append(t.Header, runName(r), "ratio")
+// CompareRow is one row of a comparison: a figure of a step, or the step's gate.
+type CompareRow struct {
+	Step   string            `json:"step"`
+	Figure string            `json:"figure"`
+	Better archive.Direction `json:"better,omitempty"` // empty on a gate row
+	// Gate is set on a gate row: its cells carry achieved/target instead of values and ratios.
+	Gate bool          `json:"gate,omitempty"`
+	Base CompareCell   `json:"base"`
+	Runs []CompareCell `json:"runs"`
+}
+
+// CompareCell is a run's figure in a CompareRow.
+type CompareCell struct {
+	Run   string   `json:"run"`
+	Value *float64 `json:"value"` // null: the run lacks the figure or the step
+	// Ratio is value/base; null when there is none to show (a missing figure, a base of 0
+	// while the value is not: RatioText "inf", or not comparable: "n/c"). The base has none.
+	Ratio     *float64 `json:"ratio,omitempty"`
+	RatioText string   `json:"ratio_text,omitempty"` // the ratio as the tables print it
+	// Mark is "better" or "worse" for a ratio outside [LowRatio, HighRatio] by the figure's
+	// direction, "not_comparable" for a figure of a step whose gate failed.
+	Mark string `json:"mark,omitempty"`
+	// Achieved, Target and Met are a gate row's: the step's gate figures.
+	Achieved *float64 `json:"achieved,omitempty"`
+	Target   *float64 `json:"target,omitempty"`
+	Met      *bool    `json:"met,omitempty"`
+
+	text      string // the value as the tables print it
+	valueMark Mark
+	ratioMark Mark
+}
+
+// markNames are the JSON names of marks.
+var markNames = map[Mark]string{MarkBetter: "better", MarkWorse: "worse", MarkNotComparable: "not_comparable"}
+
+// gateCompareCell is a run's cell of a gate row.
+func gateCompareCell(run string, g *archive.Gate, s archive.Step, has bool) CompareCell {
+	c := CompareCell{Run: run, text: "-"}
+	if !has || g == nil {
+		return c
 	}
+	c.text = gateCell(g, s)
+	if g.Applies(s) {
+		a, _ := s.Workload[g.Achieved].(float64)
+		t, _ := s.Workload[g.Target].(float64)
+		met := !g.Failed(s)
+		c.Achieved, c.Target, c.Met = &a, &t, &met
+	}
+	return c
+}
+
+// CompareRows compares runs with a base, figure by figure: one row per step of the base (in
+// the base's order) and figure that the base or a run has. A step with a gate (the Insert
+// Benchmark's q steps: 95% of the insert target) starts with the gate's row (i_target). When
+// the base or a run missed the gate, the ratios of the gated figures are not comparable; a
+// base that missed it has its own gated values marked too.
+func CompareRows(base Run, runs []Run) []CompareRow {
+	var rows []CompareRow
 	figs := compareFigures(append([]Run{base}, runs...))
 	missed := func(r Run, s archive.Step) bool { return r.Meta.Figures.Gate.Failed(s) }
 	for _, bs := range base.Steps {
@@ -128,16 +174,12 @@ func CompareTable(base Run, runs []Run) Table {
 			steps[i], has[i] = findStep(r, bs.Step)
 		}
 		if gate := gateOf(base, bs, runs, steps, has); gate != nil {
-			row := []string{bs.Step, gate.Column, gateCell(gate, bs)}
-			for i := range runs {
-				cell := "-"
-				if has[i] {
-					cell = gateCell(gate, steps[i])
-				}
-				row = append(row, cell, "")
+			row := CompareRow{Step: bs.Step, Figure: gate.Column, Gate: true,
+				Base: gateCompareCell(runName(base), base.Meta.Figures.Gate, bs, true)}
+			for i, r := range runs {
+				row.Runs = append(row.Runs, gateCompareCell(runName(r), r.Meta.Figures.Gate, steps[i], has[i]))
 			}
-			t.Rows = append(t.Rows, row)
-			t.Marks = append(t.Marks, make([]Mark, len(row)))
+			rows = append(rows, row)
 		}
 		for _, fig := range figs {
 			bv, bok := fig.value(bs)
@@ -153,42 +195,64 @@ func CompareTable(base Run, runs []Run) Table {
 				continue
 			}
 			baseNC := fig.gated && missed(base, bs)
-			row := []string{bs.Step, fig.name, "-"}
-			marks := []Mark{MarkNone, MarkNone, MarkNone}
+			row := CompareRow{Step: bs.Step, Figure: fig.name, Better: fig.better, Base: CompareCell{Run: runName(base), text: "-"}}
 			if bok {
-				row[2] = fmt.Sprintf(fig.format, bv)
+				row.Base.Value, row.Base.text = &bv, fmt.Sprintf(fig.format, bv)
 				if baseNC {
-					marks[2] = MarkNotComparable
+					row.Base.valueMark, row.Base.Mark = MarkNotComparable, markNames[MarkNotComparable]
 				}
 			}
-			for i := range runs {
+			for i, r := range runs {
+				c := CompareCell{Run: runName(r), text: "-", RatioText: "-"}
 				v, ok := 0.0, false
 				if has[i] {
 					v, ok = fig.value(steps[i])
 				}
-				if !ok {
-					row = append(row, "-", "-")
-					marks = append(marks, MarkNone, MarkNone)
-					continue
+				if ok {
+					c.Value, c.text = &v, fmt.Sprintf(fig.format, v)
+					switch {
+					case baseNC || (fig.gated && missed(r, steps[i])):
+						c.RatioText, c.ratioMark = NotComparable, MarkNotComparable
+					case bok:
+						c.RatioText, c.ratioMark = ratio(v, bv, fig.better)
+						if c.RatioText != "inf" {
+							q := 1.0
+							if bv != 0 {
+								q = v / bv
+							}
+							c.Ratio = &q
+						}
+					}
+					c.Mark = markNames[c.ratioMark]
 				}
-				row = append(row, fmt.Sprintf(fig.format, v))
-				marks = append(marks, MarkNone)
-				switch {
-				case baseNC || (fig.gated && missed(runs[i], steps[i])):
-					row = append(row, NotComparable)
-					marks = append(marks, MarkNotComparable)
-				case !bok:
-					row = append(row, "-")
-					marks = append(marks, MarkNone)
-				default:
-					s, m := ratio(v, bv, fig.better)
-					row = append(row, s)
-					marks = append(marks, m)
-				}
+				row.Runs = append(row.Runs, c)
 			}
-			t.Rows = append(t.Rows, row)
-			t.Marks = append(t.Marks, marks)
+			rows = append(rows, row)
 		}
+	}
+	return rows
+}
+
+// CompareTable is CompareRows as a table: step, figure, the base's value, then per run its
+// value and its ratio to the base's value. Ratios outside [LowRatio, HighRatio] are marked
+// MarkBetter or MarkWorse by the figure's direction. A figure or step missing in a run shows
+// "-" as value and ratio. A gate row has every run's achieved/target ("!" when missed) and
+// empty ratio cells; ratios of gated figures that are not comparable read NotComparable and
+// are marked MarkNotComparable, as are a base's own gated values when it missed the gate.
+func CompareTable(base Run, runs []Run) Table {
+	t := Table{Header: []string{"step", "figure", runName(base)}}
+	for _, r := range runs {
+		t.Header = append(t.Header, runName(r), "ratio")
+	}
+	for _, cr := range CompareRows(base, runs) {
+		row := []string{cr.Step, cr.Figure, cr.Base.text}
+		marks := []Mark{MarkNone, MarkNone, cr.Base.valueMark}
+		for _, c := range cr.Runs {
+			row = append(row, c.text, c.RatioText)
+			marks = append(marks, MarkNone, c.ratioMark)
+		}
+		t.Rows = append(t.Rows, row)
+		t.Marks = append(t.Marks, marks)
 	}
 	return t
 }
@@ -204,4 +268,35 @@ func gateOf(base Run, bs archive.Step, runs []Run, steps []archive.Step, has []b
 		}
 	}
 	return nil
+}
+
+// WriteCompare writes the comparison of runs with a base in a format. Runs not made like the
+// base (NotLikeForLike) are named first, one line each: before the table in text and markdown,
+// to warn (stderr) for tsv, whose output is data only, and inside the JSON.
+func WriteCompare(w, warn io.Writer, base Run, runs []Run, format Format) error {
+	if format == FormatJSON {
+		return WriteCompareJSON(w, base, runs)
+	}
+	var lines []string
+	for _, r := range runs {
+		if l := NotLikeForLike(base, r); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	to := w
+	if format == FormatTSV {
+		to = warn
+	}
+	for _, l := range lines {
+		if format == FormatMarkdown {
+			l = "**" + strings.Replace(l, ":", ":**", 1) + "  "
+		}
+		if _, err := fmt.Fprintln(to, l); err != nil {
+			return err
+		}
+	}
+	if len(lines) > 0 && format != FormatTSV {
+		fmt.Fprintln(w)
+	}
+	return WriteTable(w, CompareTable(base, runs), format)
 }

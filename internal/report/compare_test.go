@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
 )
@@ -130,5 +133,76 @@ func TestCompareGolden(t *testing.T) {
 		if row[1] == "dps" && row[0] == "l.i0" {
 			t.Errorf("a figure no run has gets a row: %v", row)
 		}
+	}
+}
+
+// unlikeRuns are compareRuns made with different settings: "better" with twice the rows and
+// another PostgreSQL; "worse" with another DBMS setting, seed, arrival and host.
+func unlikeRuns() (Run, []Run) {
+	base, runs := compareRuns()
+	settings := func(rows int, arrival string) map[string]any {
+		return map[string]any{"rows": float64(rows), "clients": 2.0, "steps": []any{"l.i0", "qr100"}, "arrival": arrival}
+	}
+	base.Meta.Settings = settings(10000, "closed")
+	base.Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "128MB"}}
+	base.Meta.Host = archive.Host{Hostname: "a", Cores: 4, MemoryGB: 16, Disk: "/dev/vda1 on / (ext4), 20.0 GB free of 40.0 GB"}
+	base.Meta.Seed = 1
+	runs[0].Meta.Settings = settings(20000, "closed")
+	runs[0].Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "17.2", Settings: map[string]any{"shared_buffers": "128MB"}}
+	runs[0].Meta.Host = archive.Host{Hostname: "a", Cores: 4, MemoryGB: 16, Disk: "/dev/vda1 on / (ext4), 19.0 GB free of 40.0 GB"}
+	runs[0].Meta.Seed = 1
+	runs[1].Meta.Settings = settings(10000, "poisson 100/s")
+	runs[1].Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "1GB"}}
+	runs[1].Meta.Host = archive.Host{Hostname: "b", Cores: 8, MemoryGB: 16, Disk: "/dev/nvme0n1 on /data (xfs), 100.0 GB free of 200.0 GB"}
+	runs[1].Meta.Seed = 2
+	return base, runs
+}
+
+// TestNotLikeForLikeGolden: compare names every setting that differs from the base's, before
+// the table in text and markdown, on the warning stream for tsv; alike runs say nothing.
+func TestNotLikeForLikeGolden(t *testing.T) {
+	base, runs := unlikeRuns()
+	for format, file := range map[Format]string{FormatText: "compare-unlike.txt", FormatMarkdown: "compare-unlike.md", FormatTSV: "compare-unlike.tsv"} {
+		var out, warn bytes.Buffer
+		if err := WriteCompare(&out, &warn, base, runs, format); err != nil {
+			t.Fatal(err)
+		}
+		if format == FormatTSV {
+			golden(t, file, append(warn.Bytes(), out.Bytes()...))
+			if bytes.Contains(out.Bytes(), []byte("not like for like")) {
+				t.Error("tsv output carries the warning")
+			}
+			continue
+		}
+		golden(t, file, out.Bytes())
+	}
+	got := Differences(append([]Run{base}, runs...))
+	var names []string
+	for _, d := range got {
+		names = append(names, d.Setting)
+	}
+	if want := "target version arrival rows DBMS shared_buffers seed host host cores host disk"; strings.Join(names, " ") != want {
+		t.Errorf("differences %q, want %q", strings.Join(names, " "), want)
+	}
+	alike, _ := compareRuns()
+	if l := NotLikeForLike(alike, alike); l != "" {
+		t.Errorf("a run differs from itself: %q", l)
+	}
+}
+
+// TestCompareJSONGolden: the JSON shape of compare, with marks, gate rows and differences.
+func TestCompareJSONGolden(t *testing.T) {
+	base, runs := unlikeRuns()
+	var b bytes.Buffer
+	if err := WriteCompare(&b, nil, base, runs, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.json", b.Bytes())
+	var back CompareJSON
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != len(CompareTable(base, runs).Rows) || len(back.NotLikeForLike) != 2 {
+		t.Errorf("%d rows, %d unlike runs", len(back.Rows), len(back.NotLikeForLike))
 	}
 }

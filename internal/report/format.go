@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -59,10 +60,13 @@ const (
 	FormatText     Format = "text"     // aligned columns, marks as a "-"/"+" suffix
 	FormatTSV      Format = "tsv"      // tab-separated with a header line, cells undecorated
 	FormatMarkdown Format = "markdown" // a pipe table, marked ratios in bold with the suffix
+	// FormatJSON is an array of objects keyed by the header, cells as strings; summary and
+	// compare have their own typed shapes (WriteSummaryJSON, WriteCompareJSON).
+	FormatJSON Format = "json"
 )
 
 // Formats lists the formats in the order of the help text.
-var Formats = []Format{FormatText, FormatTSV, FormatMarkdown}
+var Formats = []Format{FormatText, FormatTSV, FormatMarkdown, FormatJSON}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -169,7 +173,28 @@ func WriteTable(w io.Writer, t Table, format Format) error {
 			}
 		}
 		return nil
+	case FormatJSON:
+		objs := make([]map[string]string, len(t.Rows))
+		for i, row := range t.Rows {
+			objs[i] = map[string]string{}
+			for j, h := range t.Header {
+				if j < len(row) {
+					objs[i][h] = row[j]
+				}
+			}
+		}
+		return writeJSON(w, objs)
 	}
 	_, err := ParseFormat(string(format))
+	return err
+}
+
+// writeJSON writes v indented, with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
 }

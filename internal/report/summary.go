@@ -46,101 +46,119 @@ func workloadColumns(runs []Run, keep func(archive.Column) bool) []archive.Colum
 	return cols
 }
 
-// gateColumns are the gate columns of the runs (the Insert Benchmark's i_target), by name.
-func gateColumns(runs []Run) []string {
-	var names []string
+// headlineColumns are the summary columns the runs' workloads mark as headline. Runs archived
+// before columns carried the mark have none: their rates and 99th percentiles stand in.
+func headlineColumns(runs []Run) []archive.Column {
+	cols := workloadColumns(runs, func(c archive.Column) bool { return c.Summary && c.Headline })
+	if len(cols) > 0 {
+		return cols
+	}
+	return workloadColumns(runs, func(c archive.Column) bool {
+		return c.Summary && (c.Stat == archive.StatPerSec || c.Stat == archive.StatP99)
+	})
+}
+
+// gates are the gates of the runs (the Insert Benchmark's i_target), one per column name.
+func gates(runs []Run) []*archive.Gate {
+	var gs []*archive.Gate
 	seen := map[string]bool{}
 	for _, r := range runs {
 		if g := r.Meta.Figures.Gate; g != nil && !seen[g.Column] {
 			seen[g.Column] = true
-			names = append(names, g.Column)
+			gs = append(gs, g)
 		}
 	}
-	return names
+	return gs
 }
 
-// hostColumns are the monitor's figures per op, the same for every workload.
-var hostColumns = []string{"rpq", "rkbpq", "wpi", "wkbpi", "cspq", "cpupq", "dbms_cpupq", "cpups", "dbgb1", "dbgb2", "rss", "client"}
+// SummaryColumn is a column of a summary table: its name, what it means, and how a step's cell
+// is printed.
+type SummaryColumn struct {
+	Name string
+	Help string
+	// Better is the direction in which the figure is better; empty for a column that has none.
+	Better archive.Direction
+	// Compact is set for the columns of the default summary; the others show with --wide.
+	Compact bool
+	cell    func(r Run, s archive.Step) string
+}
 
-// provenanceColumns end every summary row.
-var provenanceColumns = []string{"target", "version", "date", "commit"}
-
-// SummaryTable has one row per step per run, in the runs' order: run, step, ok, secs, the
+// SummaryColumns are the columns of the wide summary, in order: run, step, ok, secs, the
 // workloads' summary figures (rates per second, latency percentiles in µs), errors, client CPU
 // per op, the gate columns (achieved/target, "!" when missed), the number of stalls, host
-// figures per op, then provenance (target kind, DBMS version, start date, dbperf commit). It has
-// no marks.
-func SummaryTable(runs []Run) Table {
-	cols := workloadColumns(runs, func(c archive.Column) bool { return c.Summary })
-	gates := gateColumns(runs)
-	t := Table{Header: []string{"run", "step", "ok", "secs"}}
+// figures per op, then provenance (target kind, DBMS version, start date, dbperf commit).
+// Compact marks the default summary's: the headline figures, errors, gates, stalls, and the
+// host figures of compactHost.
+func SummaryColumns(runs []Run) []SummaryColumn {
+	headline := map[string]bool{}
+	for _, c := range headlineColumns(runs) {
+		headline[c.Name] = true
+	}
+	cols := append([]SummaryColumn(nil), stepColumns...)
+	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Summary }) {
+		cols = append(cols, SummaryColumn{Name: c.Name, Help: columnHelp(c), Better: c.Better, Compact: headline[c.Name],
+			cell: func(_ Run, s archive.Step) string {
+				if v, found := c.Value(s); found {
+					return fmt.Sprintf("%.0f", v)
+				}
+				return "-"
+			}})
+	}
+	cols = append(cols, errorColumns...)
+	for _, g := range gates(runs) {
+		cols = append(cols, SummaryColumn{Name: g.Column, Help: gateHelp(g, runs), Compact: true,
+			cell: func(r Run, s archive.Step) string {
+				if gate := r.Meta.Figures.Gate; gate != nil && gate.Column == g.Column {
+					return gateCell(gate, s)
+				}
+				return "-"
+			}})
+	}
+	cols = append(cols, stallColumn)
+	cols = append(cols, hostSummaryColumns...)
+	return append(cols, provenanceColumns...)
+}
+
+// SummaryTable has one row per step per run, in the runs' order, and every column of
+// SummaryColumns (`dbperf summary --wide`). It has no marks.
+func SummaryTable(runs []Run) Table { return summaryTable(runs, false) }
+
+// CompactSummaryTable is SummaryTable with only the Compact columns: the default of
+// `dbperf summary`, narrow enough for a terminal.
+func CompactSummaryTable(runs []Run) Table { return summaryTable(runs, true) }
+
+func summaryTable(runs []Run, compact bool) Table {
+	var cols []SummaryColumn
+	for _, c := range SummaryColumns(runs) {
+		if c.Compact || !compact {
+			cols = append(cols, c)
+		}
+	}
+	t := Table{}
 	for _, c := range cols {
 		t.Header = append(t.Header, c.Name)
 	}
-	t.Header = append(t.Header, "errors", "cpu_us_op")
-	t.Header = append(t.Header, gates...)
-	t.Header = append(t.Header, "stalls")
-	t.Header = append(t.Header, hostColumns...)
-	t.Header = append(t.Header, provenanceColumns...)
 	for _, r := range runs {
 		for _, s := range r.Steps {
-			t.Rows = append(t.Rows, summaryRow(r, s, cols, gates))
+			row := make([]string, len(cols))
+			for i, c := range cols {
+				row[i] = c.cell(r, s)
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
 }
 
-func summaryRow(r Run, s archive.Step, cols []archive.Column, gates []string) []string {
-	ok := "yes"
+// stepOK is a step's ok cell: yes (complete and verified), unchecked, or no.
+func stepOK(s archive.Step) string {
 	switch {
 	case !s.Complete:
-		ok = "no"
+		return "no"
 	case !s.Verified:
-		ok = "unchecked"
+		return "unchecked"
 	}
-	row := []string{r.Meta.Name, s.Step, ok, fmt.Sprintf("%.1f", s.Seconds)}
-	for _, c := range cols {
-		cell := "-"
-		if v, found := c.Value(s); found {
-			cell = fmt.Sprintf("%.0f", v)
-		}
-		row = append(row, cell)
-	}
-	row = append(row, fmt.Sprint(s.Errors), fmt.Sprintf("%.2f", s.ClientCPUUsPerOp))
-	for _, g := range gates {
-		cell := "-"
-		if gate := r.Meta.Figures.Gate; gate != nil && gate.Column == g {
-			cell = gateCell(gate, s)
-		}
-		row = append(row, cell)
-	}
-	stalls := "-"
-	if s.Stalls != nil {
-		stalls = fmt.Sprint(s.Stalls.Count)
-	}
-	row = append(row, stalls)
-	host := []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
-	if h := s.Host; h != nil {
-		num := func(p *float64, format string) string {
-			if p == nil {
-				return "-"
-			}
-			return fmt.Sprintf(format, *p)
-		}
-		client := fmt.Sprintf("%.2f", h.ClientCPUCores)
-		if h.ClientBound {
-			client += "!"
-		}
-		host = []string{num(h.RPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"),
-			num(h.CSPQ, "%.2f"), num(h.CPUPQ, "%.1f"), num(h.DBMSCPUPQ, "%.1f"), fmt.Sprintf("%.0f", h.CPUPS),
-			num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), client}
-	}
-	commit := r.Meta.Dbperf.Commit
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
-	row = append(row, host...)
-	return append(row, r.Meta.Target.Kind, r.Meta.Target.Version, r.Meta.Start.UTC().Format("2006-01-02T15:04"), commit)
+	return "yes"
 }
 
 // gateCell is a step's achieved/target of its gate, "!" after it when missed; "-" for a step

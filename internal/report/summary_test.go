@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,10 +105,105 @@ func TestSummaryFormatsGolden(t *testing.T) {
 	if got, want := len(table.Header), len(table.Rows[0]); got != want {
 		t.Errorf("%d header cells, %d cells in a row", got, want)
 	}
-	if _, err := ParseFormat("html"); err == nil || err.Error() != `unknown format "html": the formats are text, tsv, markdown` {
+	if _, err := ParseFormat("html"); err == nil || err.Error() != `unknown format "html": the formats are text, tsv, markdown, json` {
 		t.Errorf("ParseFormat(html): %v", err)
 	}
 	if err := WriteTable(&bytes.Buffer{}, table, "csv"); err == nil {
 		t.Error("WriteTable accepted format csv")
+	}
+}
+
+// TestCompactSummaryGolden: the default summary has the headline figures, errors, the gate,
+// stalls and a few host figures; --wide (TestSummaryGolden) has every column.
+func TestCompactSummaryGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, CompactSummaryTable(summaryRuns()), FormatText); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary-compact.txt", b.Bytes())
+	for line := range strings.Lines(b.String()) {
+		if len(line) > 120 {
+			t.Errorf("a line of %d characters: %q", len(line), line)
+		}
+	}
+}
+
+// TestExplainGolden: every column of the wide summary has a meaning, and the legend lists them
+// in the table's order.
+func TestExplainGolden(t *testing.T) {
+	runs := summaryRuns()
+	ex := ExplainTable(runs)
+	var b bytes.Buffer
+	if err := WriteTable(&b, ex, FormatText); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "explain.txt", b.Bytes())
+	wide := SummaryTable(runs)
+	if len(ex.Rows) != len(wide.Header) {
+		t.Fatalf("%d explained columns, %d in the table", len(ex.Rows), len(wide.Header))
+	}
+	for i, row := range ex.Rows {
+		if row[0] != wide.Header[i] || row[3] == "" {
+			t.Errorf("column %d: %v (table: %s)", i, row, wide.Header[i])
+		}
+	}
+}
+
+// TestSummaryWithoutHeadlines: a run archived before columns carried Headline and Help shows
+// its rates and 99th percentiles by default, and the legend describes its columns from their
+// op type and statistic.
+func TestSummaryWithoutHeadlines(t *testing.T) {
+	runs := summaryRuns()
+	for i := range runs {
+		cols := append([]archive.Column(nil), runs[i].Meta.Figures.Columns...)
+		for j := range cols {
+			cols[j].Headline, cols[j].Help = false, ""
+		}
+		runs[i].Meta.Figures.Columns = cols
+	}
+	got := strings.Join(CompactSummaryTable(runs).Header, " ")
+	if want := "run step ok secs ips dps qps xps i_p99 d_p99 q_p99 errors i_target stalls wkbpi cpupq client"; got != want {
+		t.Errorf("compact header %q, want %q", got, want)
+	}
+	for _, row := range ExplainTable(runs).Rows {
+		if row[0] == "q_p99" && row[3] != "99th percentile latency of op type query, µs" {
+			t.Errorf("q_p99: %q", row[3])
+		}
+	}
+}
+
+// TestSummaryJSONGolden: the JSON shape of summary.
+func TestSummaryJSONGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteSummaryJSON(&b, summaryRuns()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.json", b.Bytes())
+	var back SummaryJSON
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Runs) != 2 || back.Runs[1].Steps[0].Gate == nil || back.Runs[1].Steps[0].Gate.Met {
+		t.Errorf("read back: %+v", back.Runs)
+	}
+}
+
+// TestReportsDocDefinesEveryColumn: docs/reports.md, the one place every abbreviation is
+// defined, has each summary column and compare figure with its meaning.
+func TestReportsDocDefinesEveryColumn(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range ExplainTable(summaryRuns()).Rows {
+		if line := "| `" + row[0] + "` | " + row[1] + " | " + row[2] + " | " + row[3] + " |"; !bytes.Contains(doc, []byte(line)) {
+			t.Errorf("docs/reports.md lacks the line %s (regenerate it with dbperf summary --explain --format markdown)", line)
+		}
+	}
+	base, runs := compareRuns()
+	for _, r := range CompareRows(base, runs) {
+		if !bytes.Contains(doc, []byte("`"+r.Figure+"`")) {
+			t.Errorf("docs/reports.md does not define %s", r.Figure)
+		}
 	}
 }

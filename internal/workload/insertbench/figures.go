@@ -35,25 +35,26 @@ func (b *Bench) Figures() archive.Figures { return Declaration() }
 // their target are not comparable (the reference's rule: the DBMS did less write work than the
 // other's).
 func Declaration() archive.Figures {
-	col := func(name, op, stat string, better archive.Direction, compare, gated bool) archive.Column {
-		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare, Gated: gated}
+	col := func(name, op, stat string, better archive.Direction, compare, gated, headline bool, help string) archive.Column {
+		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare, Gated: gated,
+			Headline: headline, Help: help}
 	}
 	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
 	return archive.Figures{
 		Ops: []measure.OpType{opInsert, opDelete, opQuery, opIndex, opSettle},
 		Columns: []archive.Column{
-			col("ips", "insert", archive.StatPerSec, hi, true, false),
-			col("dps", "delete", archive.StatPerSec, hi, true, false),
-			col("qps", "query", archive.StatPerSec, hi, true, true),
-			col("xps", "index", archive.StatPerSec, hi, true, false),
-			col("i_p50", "insert", archive.StatP50, lo, false, false),
-			col("i_p99", "insert", archive.StatP99, lo, true, false),
-			col("i_max", "insert", archive.StatMax, lo, false, false),
-			col("d_p99", "delete", archive.StatP99, lo, false, false),
-			col("q_p50", "query", archive.StatP50, lo, true, true),
-			col("q_p99", "query", archive.StatP99, lo, true, true),
-			col("q_p99.9", "query", archive.StatP999, lo, true, true),
-			col("q_max", "query", archive.StatMax, lo, false, true),
+			col("ips", "insert", archive.StatPerSec, hi, true, false, true, "rows inserted per second, all clients"),
+			col("dps", "delete", archive.StatPerSec, hi, true, false, false, "rows deleted per second, all clients (q steps keep the table's size)"),
+			col("qps", "query", archive.StatPerSec, hi, true, true, true, "range queries per second, all clients"),
+			col("xps", "index", archive.StatPerSec, hi, true, false, false, "rows indexed per second while the secondary indexes are built (l.x)"),
+			col("i_p50", "insert", archive.StatP50, lo, false, false, false, "median latency of an insert statement (a batch of rows), µs"),
+			col("i_p99", "insert", archive.StatP99, lo, true, false, true, "99th percentile latency of an insert statement (a batch of rows), µs"),
+			col("i_max", "insert", archive.StatMax, lo, false, false, false, "worst latency of an insert statement, µs"),
+			col("d_p99", "delete", archive.StatP99, lo, false, false, false, "99th percentile latency of a delete statement, µs"),
+			col("q_p50", "query", archive.StatP50, lo, true, true, false, "median latency of a range query, µs"),
+			col("q_p99", "query", archive.StatP99, lo, true, true, true, "99th percentile latency of a range query, µs"),
+			col("q_p99.9", "query", archive.StatP999, lo, true, true, false, "99.9th percentile latency of a range query, µs"),
+			col("q_max", "query", archive.StatMax, lo, false, true, false, "worst latency of a range query, µs"),
 		},
 		Gate: &archive.Gate{Column: "i_target", Met: keyMet, Achieved: keyAchieved, Target: keyTarget},
 	}

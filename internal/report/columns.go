@@ -1,0 +1,183 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbperf/dbperf/internal/archive"
+)
+
+// This file defines the columns that every workload shares (run and step, errors, stalls, the
+// monitor's host figures, provenance) with the sentence `dbperf summary --explain` and the
+// report print for each: every abbreviation dbperf prints is defined here or in a workload's
+// declaration (archive.Column.Help).
+
+// hostHelp says what each host figure of the monitor is (archive.HostSummary). "Per op" divides
+// by the units of the step's main op type, "per write" by those of its write op type.
+var hostHelp = map[string]string{
+	"rpq":          "storage reads per op, on the database's device",
+	"rkbpq":        "KB read from storage per op",
+	"wpi":          "storage writes per unit written (the step's write op type)",
+	"wkbpi":        "KB written to storage per unit written (the step's write op type)",
+	"cspq":         "context switches (whole host) per op",
+	"cpupq":        "host CPU µs per op: DBMS, dbperf and kernel together",
+	"dbms_cpupq":   "CPU µs per op of the DBMS's processes (servers on this host)",
+	"client_cpupq": "dbperf's own CPU µs per op",
+	"cpups":        "host CPU busy, % of all cores",
+	"dbgb1":        "database size as the DBMS reports it, GB",
+	"dbgb2":        "size of the database's data directory on disk, GB",
+	"rss":          "the DBMS's resident memory, GB, the step's maximum",
+	"client":       `dbperf's CPU use in cores; "!": client-bound, the figures measure dbperf rather than the DBMS`,
+	"stalls":       "seconds whose rate dropped far below the step's median or whose latency exploded (rule in summary.json)",
+}
+
+// compactHost are the host figures the default summary shows.
+var compactHost = map[string]bool{"cpupq": true, "wkbpi": true, "client": true}
+
+var stepColumns = []SummaryColumn{
+	{Name: "run", Help: "the run's name (run.json; by default its directory's)", Compact: true,
+		cell: func(r Run, _ archive.Step) string { return r.Meta.Name }},
+	{Name: "step", Help: "the step, as named on the command line (--steps)", Compact: true,
+		cell: func(_ Run, s archive.Step) string { return s.Step }},
+	{Name: "ok", Help: "yes: complete and verified; unchecked: complete, not verified; no: failed or interrupted", Compact: true,
+		cell: func(_ Run, s archive.Step) string { return stepOK(s) }},
+	{Name: "secs", Help: "the step's duration, seconds", Compact: true,
+		cell: func(_ Run, s archive.Step) string { return fmt.Sprintf("%.1f", s.Seconds) }},
+}
+
+var errorColumns = []SummaryColumn{
+	{Name: "errors", Help: "operations that failed after their retries", Better: archive.LowerIsBetter, Compact: true,
+		cell: func(_ Run, s archive.Step) string { return fmt.Sprint(s.Errors) }},
+	{Name: "cpu_us_op", Help: "dbperf's CPU µs per unit of the step's main op type (with the engine's, on an embedded target)", Better: archive.LowerIsBetter,
+		cell: func(_ Run, s archive.Step) string { return fmt.Sprintf("%.2f", s.ClientCPUUsPerOp) }},
+}
+
+var stallColumn = SummaryColumn{Name: "stalls", Help: hostHelp["stalls"] + `; "-": not judged`, Better: archive.LowerIsBetter, Compact: true,
+	cell: func(_ Run, s archive.Step) string {
+		if s.Stalls == nil {
+			return "-"
+		}
+		return fmt.Sprint(s.Stalls.Count)
+	}}
+
+// hostSummaryColumn is a summary column of the monitor's figures; "-" for a step without them.
+func hostSummaryColumn(name string, better archive.Direction, get func(h *archive.HostSummary) string) SummaryColumn {
+	return SummaryColumn{Name: name, Help: hostHelp[name], Better: better, Compact: compactHost[name],
+		cell: func(_ Run, s archive.Step) string {
+			if s.Host == nil {
+				return "-"
+			}
+			return get(s.Host)
+		}}
+}
+
+func num(p *float64, format string) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *p)
+}
+
+const lower = archive.LowerIsBetter
+
+// hostSummaryColumns are the monitor's figures; cpups and client are shares of the host, neither
+// better nor worse.
+var hostSummaryColumns = []SummaryColumn{
+	hostSummaryColumn("rpq", lower, func(h *archive.HostSummary) string { return num(h.RPQ, "%.3f") }),
+	hostSummaryColumn("rkbpq", lower, func(h *archive.HostSummary) string { return num(h.RKBPQ, "%.3f") }),
+	hostSummaryColumn("wpi", lower, func(h *archive.HostSummary) string { return num(h.WPI, "%.3f") }),
+	hostSummaryColumn("wkbpi", lower, func(h *archive.HostSummary) string { return num(h.WKBPI, "%.3f") }),
+	hostSummaryColumn("cspq", lower, func(h *archive.HostSummary) string { return num(h.CSPQ, "%.2f") }),
+	hostSummaryColumn("cpupq", lower, func(h *archive.HostSummary) string { return num(h.CPUPQ, "%.1f") }),
+	hostSummaryColumn("dbms_cpupq", lower, func(h *archive.HostSummary) string { return num(h.DBMSCPUPQ, "%.1f") }),
+	hostSummaryColumn("cpups", "", func(h *archive.HostSummary) string { return fmt.Sprintf("%.0f", h.CPUPS) }),
+	hostSummaryColumn("dbgb1", lower, func(h *archive.HostSummary) string { return num(h.DBGB1, "%.3f") }),
+	hostSummaryColumn("dbgb2", lower, func(h *archive.HostSummary) string { return num(h.DBGB2, "%.3f") }),
+	hostSummaryColumn("rss", lower, func(h *archive.HostSummary) string { return num(h.RSS, "%.3f") }),
+	hostSummaryColumn("client", "", func(h *archive.HostSummary) string {
+		c := fmt.Sprintf("%.2f", h.ClientCPUCores)
+		if h.ClientBound {
+			c += "!"
+		}
+		return c
+	}),
+}
+
+var provenanceColumns = []SummaryColumn{
+	{Name: "target", Help: "the target's kind (postgres, mysql, sqlite, pebble, ...)",
+		cell: func(r Run, _ archive.Step) string { return r.Meta.Target.Kind }},
+	{Name: "version", Help: "the DBMS's or engine's version",
+		cell: func(r Run, _ archive.Step) string { return r.Meta.Target.Version }},
+	{Name: "date", Help: "when the run started, UTC",
+		cell: func(r Run, _ archive.Step) string { return r.Meta.Start.UTC().Format("2006-01-02T15:04") }},
+	{Name: "commit", Help: "the dbperf commit that made the run (12 digits)",
+		cell: func(r Run, _ archive.Step) string {
+			commit := r.Meta.Dbperf.Commit
+			if len(commit) > 12 {
+				commit = commit[:12]
+			}
+			return commit
+		}},
+}
+
+// statHelp describes the statistics a workload column may show.
+var statHelp = map[string]string{
+	archive.StatP50:  "median latency",
+	archive.StatP99:  "99th percentile latency",
+	archive.StatP999: "99.9th percentile latency",
+	archive.StatMax:  "worst latency",
+}
+
+// columnHelp is a workload column's sentence: its declared Help, else one made from its op type
+// and statistic (runs archived before columns carried Help).
+func columnHelp(c archive.Column) string {
+	if c.Help != "" {
+		return c.Help
+	}
+	if c.Stat == archive.StatPerSec {
+		return "units of op type " + c.Op + " per second"
+	}
+	if h, ok := statHelp[c.Stat]; ok {
+		return h + " of op type " + c.Op + ", µs"
+	}
+	return c.Stat + " of op type " + c.Op
+}
+
+// gateHelp says what a gate column shows and which figures it gates in the runs' declarations.
+func gateHelp(g *archive.Gate, runs []Run) string {
+	var gated []string
+	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Gated }) {
+		gated = append(gated, c.Name)
+	}
+	h := fmt.Sprintf("the step's condition, achieved/target (%s/%s); \"!\" when missed (%s false)", g.Achieved, g.Target, g.Met)
+	if len(gated) > 0 {
+		h += ": then " + strings.Join(gated, ", ") + " do not compare with other runs"
+	}
+	return h
+}
+
+// ExplainTable lists every column of the runs' summary: its name, whether the default summary
+// shows it or only --wide, the direction in which it is better, and what it means.
+func ExplainTable(runs []Run) Table {
+	t := Table{Header: []string{"column", "shown", "better", "meaning"}}
+	for _, c := range SummaryColumns(runs) {
+		shown := "wide"
+		if c.Compact {
+			shown = "default"
+		}
+		better := "-"
+		if c.Better != "" {
+			better = string(c.Better)
+		}
+		t.Rows = append(t.Rows, []string{c.Name, shown, better, c.Help})
+	}
+	return t
+}
+
+// ExplainNote precedes the column legend: the conventions every column follows.
+const ExplainNote = `Rates are per second over the whole step, all clients; latencies are in µs, per statement,
+from the step's HDR histograms, counted from each operation's intended start. "Per op" divides
+by the units of the step's main op type (the Insert Benchmark's: rows inserted on load steps,
+queries on q steps), "per unit written" by those of its write op type. "-" is a figure the step does not have.
+"better" is the direction compare and the report colour as better: higher or lower.
+`
