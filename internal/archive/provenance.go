@@ -3,7 +3,7 @@ package archive
 import (
 	"bufio"
 	"fmt"
-	"math"
+	"github.com/dbperf/dbperf/internal/measure"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -68,7 +68,7 @@ func ThisHost(dataPath string) Host {
 	h.CPU = procField("/proc/cpuinfo", "model name")
 	if f := strings.Fields(procField("/proc/meminfo", "MemTotal")); len(f) > 0 {
 		kb, _ := strconv.ParseFloat(f[0], 64)
-		h.MemoryGB = math.Round(kb/(1<<20)*10) / 10
+		h.MemoryGB = measure.Round(kb/(1<<20), 1)
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +29,7 @@ type StepWriter struct {
 // milliseconds. Every per-interval file of a step (intervals.csv, host.csv, dbms.csv) and the
 // stall list use it, so that their rows line up exactly.
 func (w *StepWriter) TSec(at time.Time) float64 {
-	return math.Round(at.Sub(w.start).Seconds()*1000) / 1000
+	return measure.Round(at.Sub(w.start).Seconds(), 3)
 }
 
 // Stream is a file of a step written while it runs (intervals.csv, latency.hlog, host.csv,

@@ -189,7 +189,7 @@ func maxLatencyChart(step string, si int, names []string, files []*htmlStepFiles
 func percentileXs() []float64 {
 	var xs []float64
 	for x := 0.0; x <= 5.0001; x += 0.05 {
-		xs = append(xs, math.Round(x*100)/100)
+		xs = append(xs, measure.Round(x, 2))
 	}
 	return xs
 }
