@@ -22,6 +22,7 @@ type StepWriter struct {
 	intervals *Stream
 	hlog      *hdr.HistogramLogWriter
 	totals    []int64
+	openLoop  bool
 	streams   []*Stream // every file streamed, renamed by Finish
 }
 
@@ -97,16 +98,32 @@ func IntervalColumns(ops []measure.OpType) []string {
 	return cols
 }
 
+// OpenLoopColumns end intervals.csv's rows of a step with an open-loop stream: arrivals a
+// second, arrivals dropped (the backlog was full), arrivals waiting at the interval's end, and
+// the latest an arrival was handed out after it was due (µs), over every open-loop stream of the
+// step (the Insert Benchmark's rate-limited inserters included).
+var OpenLoopColumns = []string{"arrivals_per_sec", "dropped", "backlog", "lag_max_us"}
+
 // StartStep creates the step's directory (named after the step, in the run directory) and
 // opens its streamed files.
 func (d *Dir) StartStep(step string, ops []measure.OpType, start time.Time) (*StepWriter, error) {
+	return d.StartStepOpen(step, ops, start, false)
+}
+
+// StartStepOpen is StartStep for a step that may have an open-loop stream, whose figures a
+// second then end intervals.csv's rows (OpenLoopColumns).
+func (d *Dir) StartStepOpen(step string, ops []measure.OpType, start time.Time, openLoop bool) (*StepWriter, error) {
 	dir := filepath.Join(d.Path, step)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	w := &StepWriter{dir: dir, ops: ops, start: start, totals: make([]int64, len(ops))}
+	w := &StepWriter{dir: dir, ops: ops, start: start, totals: make([]int64, len(ops)), openLoop: openLoop}
+	cols := IntervalColumns(ops)
+	if openLoop {
+		cols = append(cols, OpenLoopColumns...)
+	}
 	var err error
-	if w.intervals, err = w.Stream("intervals.csv", IntervalColumns(ops)); err != nil {
+	if w.intervals, err = w.Stream("intervals.csv", cols); err != nil {
 		return nil, err
 	}
 	hl, err := w.open("latency.hlog")
@@ -155,6 +172,10 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 				return err
 			}
 		}
+	}
+	if w.openLoop {
+		row = append(row, strconv.FormatFloat(float64(iv.Arrivals)/max(secs, 1e-9), 'f', 1, 64), strconv.FormatInt(iv.Dropped, 10),
+			strconv.FormatInt(iv.Backlog, 10), strconv.FormatFloat(measure.Micros(int64(iv.LagMax)), 'f', 1, 64))
 	}
 	return w.intervals.Write(row)
 }

@@ -163,9 +163,12 @@ func (a *OpInterval) add(other *OpInterval) {
 type Interval struct {
 	Start, End time.Time
 	Ops        []OpInterval
-	// Dropped counts open-loop arrivals that could not start because the backlog was full;
-	// Backlog is the number of arrivals due and not yet started at the interval's end.
-	Dropped, Backlog int64
+	// Arrivals counts open-loop arrivals that came due; Dropped those of them that could not
+	// start because the backlog was full; Backlog is the number of arrivals due and not yet
+	// started at the interval's end; LagMax the latest an arrival was handed out after it was
+	// due (the client's own scheduling delay).
+	Arrivals, Dropped, Backlog int64
+	LagMax                     time.Duration
 }
 
 // NewInterval returns an empty interval for a step of n op types.
@@ -180,7 +183,7 @@ func NewInterval(n int) *Interval {
 // Reset empties the interval for reuse: the runner keeps one interval for the whole step.
 func (iv *Interval) Reset() {
 	iv.Start, iv.End = time.Time{}, time.Time{}
-	iv.Dropped, iv.Backlog = 0, 0
+	iv.Arrivals, iv.Dropped, iv.Backlog, iv.LagMax = 0, 0, 0, 0
 	for i := range iv.Ops {
 		o := &iv.Ops[i]
 		o.Hist.Reset()
@@ -201,6 +204,8 @@ func (iv *Interval) Add(other *Interval) {
 		iv.Backlog = other.Backlog
 	}
 	iv.Dropped += other.Dropped
+	iv.Arrivals += other.Arrivals
+	iv.LagMax = max(iv.LagMax, other.LagMax)
 	for o := range other.Ops {
 		iv.Ops[o].add(&other.Ops[o])
 	}

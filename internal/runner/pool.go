@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+
+	"github.com/dbperf/dbperf/internal/measure"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -78,9 +80,12 @@ type Pool struct {
 type poolState struct {
 	p        *Pool
 	ch       chan time.Duration // due arrivals, as offsets from the start
+	arrivals atomic.Int64
 	dropped  atomic.Int64
+	lagMax   atomic.Int64 // ns, since the last interval
 	left     atomic.Int64 // workers still running
-	reported int64        // dropped arrivals already counted in an interval (runner's goroutine)
+	// arrivals and dropped already counted in an interval (runner's goroutine)
+	reportedArrivals, reported int64
 }
 
 func newPoolState(p *Pool) *poolState {
@@ -96,9 +101,15 @@ func newPoolState(p *Pool) *poolState {
 	return ps
 }
 
-// counts returns the arrivals dropped so far and those waiting now.
-func (ps *poolState) counts() (dropped, backlog int64) {
-	return ps.dropped.Load(), int64(len(ps.ch))
+// interval adds what the pool did since the last interval to iv: arrivals, drops, the
+// backlog now and the latest hand-out.
+func (ps *poolState) interval(iv *measure.Interval) {
+	a, d := ps.arrivals.Load(), ps.dropped.Load()
+	iv.Arrivals += a - ps.reportedArrivals
+	iv.Dropped += d - ps.reported
+	ps.reportedArrivals, ps.reported = a, d
+	iv.Backlog += int64(len(ps.ch))
+	iv.LagMax = max(iv.LagMax, time.Duration(ps.lagMax.Swap(0)))
 }
 
 // workers are the pool's workers, each taking its next operation from the shared schedule.
@@ -126,7 +137,11 @@ func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan 
 			if !sleepUntilPrecise(ctx, due, stopCh, timer) {
 				return
 			}
-			lag.record(time.Since(due))
+			late := time.Since(due)
+			lag.record(late)
+			if int64(late) > ps.lagMax.Load() {
+				ps.lagMax.Store(int64(late)) // only this goroutine raises it
+			}
 		} else {
 			select {
 			case <-ctx.Done():
@@ -136,6 +151,7 @@ func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan 
 			default:
 			}
 		}
+		ps.arrivals.Add(1)
 		select {
 		case ps.ch <- off:
 		default:

@@ -135,9 +135,13 @@ func TestPoolBlockedWorkerDelaysNothing(t *testing.T) {
 func TestPoolDropsBeyondBacklog(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var backlog []int64
-		var dropped int64
+		var dropped, arrivals int64
 		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
-			Interval: func(iv *measure.Interval) { backlog = append(backlog, iv.Backlog); dropped += iv.Dropped },
+			Interval: func(iv *measure.Interval) {
+				backlog = append(backlog, iv.Backlog)
+				dropped += iv.Dropped
+				arrivals += iv.Arrivals
+			},
 			Pools: []runner.Pool{{
 				Name: "slow", Primary: true, Limit: 10, MaxBacklog: 2, Arrivals: &runner.Constant{PerSec: 10},
 				Do: []runner.DoFunc{runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, time.Second) })},
@@ -148,8 +152,8 @@ func TestPoolDropsBeyondBacklog(t *testing.T) {
 		}
 		// Latencies from the arrivals: 1s, then 0.9s waiting + 1s, then 1.8s waiting + 1s.
 		assertLatencies(t, &res.Total.Ops[opQuery], []time.Duration{time.Second, 1900 * time.Millisecond, 2800 * time.Millisecond})
-		if res.Dropped != 7 || dropped != 7 {
-			t.Errorf("dropped %d (intervals: %d), want 7", res.Dropped, dropped)
+		if res.Dropped != 7 || dropped != 7 || arrivals != 10 {
+			t.Errorf("dropped %d (intervals: %d), %d arrivals; want 7 of 10", res.Dropped, dropped, arrivals)
 		}
 		// At the 1s boundary two arrivals wait, or one when the worker took the next at that same
 		// instant; none at the end.

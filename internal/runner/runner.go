@@ -46,6 +46,9 @@ type Step struct {
 	Duration time.Duration
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
+	// OpenLoop says a stream of the step arrives open loop at the run's chosen rate: the
+	// archive then keeps its arrivals, drops, backlog and lag per second.
+	OpenLoop bool
 	// Interval, if set, is called with each second's merged figures (and a last, shorter one),
 	// from the runner's own goroutine, in order. iv is reused: keep no reference to it.
 	Interval func(iv *measure.Interval)
@@ -137,10 +140,7 @@ func Run(ctx context.Context, s Step) Result {
 			r.Drain(iv)
 		}
 		for _, p := range pools {
-			d, b := p.counts()
-			iv.Dropped += d - p.reported
-			p.reported = d
-			iv.Backlog += b
+			p.interval(iv)
 		}
 		dropped += iv.Dropped
 		last = now

@@ -99,7 +99,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		plan.Close()
 		return archive.Step{}, err
 	}
-	w, err := s.Dir.StartStep(name, plan.Step.Ops, time.Now())
+	w, err := s.Dir.StartStepOpen(name, plan.Step.Ops, time.Now(), plan.Step.OpenLoop)
 	if err != nil {
 		plan.Close()
 		return archive.Step{}, err

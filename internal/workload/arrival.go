@@ -114,5 +114,6 @@ func (a Arrival) Apply(s *runner.Step, st Stream) error {
 	}
 	s.Pools = append(s.Pools, runner.Pool{Name: st.Name, Arrivals: arr, Limit: st.Limit, Do: st.Do,
 		MaxBacklog: a.MaxBacklog, Primary: st.Primary, Service: true})
+	s.OpenLoop = true
 	return nil
 }
