@@ -57,7 +57,35 @@ func compareFigures(runs []Run) []figure {
 	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Compare }) {
 		figs = append(figs, figure{name: c.Name, format: "%.0f", better: c.Better, gated: c.Gated, value: c.Value})
 	}
-	return append(figs, hostFigures...)
+	return append(append(figs, slaFigures(runs)...), hostFigures...)
+}
+
+// slaFigures are the goodput of every SLA the runs were judged against (--sla), one row each:
+// operations a second within the bound, for which more is better.
+func slaFigures(runs []Run) []figure {
+	var figs []figure
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			for _, res := range s.SLAs {
+				if seen[res.SLA] {
+					continue
+				}
+				seen[res.SLA] = true
+				sla := res.SLA
+				figs = append(figs, figure{name: "goodput " + sla, format: "%.0f", better: archive.HigherIsBetter,
+					value: func(s archive.Step) (float64, bool) {
+						for _, r := range s.SLAs {
+							if r.SLA == sla {
+								return r.GoodputPerSec, true
+							}
+						}
+						return 0, false
+					}})
+			}
+		}
+	}
+	return figs
 }
 
 // runName is a run's name, or its path when it has none.

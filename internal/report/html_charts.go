@@ -182,7 +182,9 @@ func maxLatencyChart(step string, si int, names []string, files []*htmlStepFiles
 			}
 		}
 	}
-	return ts.finish()
+	c := ts.finish()
+	addSLALines(c, files)
+	return c
 }
 
 // percentileXs are the chart's x values: x = -log10(1 - p), from p = 0 to 99.999%.
@@ -218,7 +220,39 @@ func percentileChart(step string, si int, names []string, files []*htmlStepFiles
 			c.Y = append(c.Y, ys)
 		}
 	}
+	addSLALines(c, files)
 	return c
+}
+
+// slaDash draws an SLA's bound on a latency chart: a long dash and a dot.
+var slaDash = []int{12, 4, 2, 4}
+
+// addSLALines draws each SLA the runs' step was judged against as a horizontal line at its
+// bound, in the colour of the first run that had it.
+func addSLALines(c *htmlChart, files []*htmlStepFiles) {
+	seen := map[string]bool{}
+	for ri, f := range files {
+		if f == nil {
+			continue
+		}
+		for _, r := range f.summary.SLAs {
+			if seen[r.SLA] {
+				continue
+			}
+			seen[r.SLA] = true
+			sla, err := measure.ParseSLA(r.SLA)
+			if err != nil {
+				continue
+			}
+			bound := measure.Micros(int64(sla.Bound))
+			ys := make([]*float64, len(c.X))
+			for i := range ys {
+				ys[i] = &bound
+			}
+			c.Series = append(c.Series, htmlSeries{Label: "SLA " + r.SLA, What: "sla", Run: ri, Scale: "us", Dash: slaDash})
+			c.Y = append(c.Y, ys)
+		}
+	}
 }
 
 // hostColumn is one host.csv column drawn as one series per run.

@@ -5,6 +5,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -114,9 +115,50 @@ func SummaryColumns(runs []Run) []SummaryColumn {
 				return "-"
 			}})
 	}
+	if hasSLAs(runs) {
+		cols = append(cols, slaColumns...)
+	}
 	cols = append(cols, stallColumn)
 	cols = append(cols, hostSummaryColumns...)
 	return append(cols, provenanceColumns...)
+}
+
+// hasSLAs tells whether any step of the runs was judged against an SLA (--sla).
+func hasSLAs(runs []Run) bool {
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			if len(s.SLAs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// slaColumns show a step's SLA verdicts and the goodput of its first SLA, when the runs had any.
+var slaColumns = []SummaryColumn{
+	{Name: "sla", Help: `each --sla of the step's op types: "met" or "MISSED" over the whole step; "-": none applied`, Compact: true,
+		cell: func(_ Run, s archive.Step) string {
+			if len(s.SLAs) == 0 {
+				return "-"
+			}
+			var v []string
+			for _, r := range s.SLAs {
+				if r.Met {
+					v = append(v, "met")
+				} else {
+					v = append(v, "MISSED")
+				}
+			}
+			return strings.Join(v, ",")
+		}},
+	{Name: "goodput", Help: "operations a second that completed within the step's first SLA's bound", Better: archive.HigherIsBetter, Compact: true,
+		cell: func(_ Run, s archive.Step) string {
+			if len(s.SLAs) == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f", s.SLAs[0].GoodputPerSec)
+		}},
 }
 
 // SummaryTable has one row per step per run, in the runs' order, and every column of

@@ -207,3 +207,46 @@ func TestReportsDocDefinesEveryColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestSLAColumns: steps judged against SLAs get the sla and goodput columns in the summary and a
+// goodput row per SLA in compare, better when higher; runs without SLAs get neither.
+func TestSLAColumns(t *testing.T) {
+	mk := func(name string, goodput float64, met bool) Run {
+		return Run{Meta: archive.Run{Name: name, Figures: ib}, Steps: []archive.Step{{Step: "qr100", Complete: true, Verified: true,
+			Ops:  map[string]measure.OpSummary{"query": op(3000, 1000, 50, 900, 1500, 2000)},
+			SLAs: []measure.SLAResult{{SLA: "query:p99<1ms", Met: met, ValueUs: 900, GoodputPerSec: goodput}}}}}
+	}
+	a, b := mk("a", 1000, true), mk("b", 600, false)
+	sum := CompactSummaryTable([]Run{a, b})
+	col := func(name string) int {
+		for i, h := range sum.Header {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s in %v", name, sum.Header)
+		return -1
+	}
+	if sum.Rows[0][col("sla")] != "met" || sum.Rows[1][col("sla")] != "MISSED" || sum.Rows[1][col("goodput")] != "600" {
+		t.Errorf("summary rows %v", sum.Rows)
+	}
+	cmp := CompareTable(a, []Run{b})
+	found := false
+	for i, row := range cmp.Rows {
+		if row[1] == "goodput query:p99<1ms" {
+			found = true
+			if row[4] != "0.60" || cmp.Mark(i, 4) != MarkWorse {
+				t.Errorf("goodput row %v mark %d, want 0.60 worse", row, cmp.Mark(i, 4))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no goodput row in %v", cmp.Rows)
+	}
+	plain := CompactSummaryTable(summaryRuns())
+	for _, h := range plain.Header {
+		if h == "sla" || h == "goodput" {
+			t.Errorf("runs without SLAs have column %s", h)
+		}
+	}
+}
