@@ -87,6 +87,9 @@ every target gets the same rows. A failed run does not stop the others.`,
 			}
 			cfg.Steps = splitList(steps)
 			cfg.SettleWait = settleWait
+			if !c.Flags().Changed("settle-scale") && !c.Flags().Changed("rows") {
+				cfg.SettleScale = smallSettleScale // the small default run: seconds, not minutes
+			}
 			if !c.Flags().Changed("seed") {
 				seed = randomSeed()
 			}
@@ -136,7 +139,8 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
-	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step waits after flushing (e.g. 5m)")
+	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
+	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 1, and 0.01 when --rows is not given: the small default run)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
@@ -293,6 +297,9 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// smallSettleScale scales the settle of the small default run (see --settle-scale).
+const smallSettleScale = 0.01
 
 // clientBound is the --client-bound threshold, in cores.
 var clientBound = 0.9

@@ -103,7 +103,8 @@ func (b *Bench) Settings() map[string]any {
 		"data_min":        b.cfg.Data.Min,
 		"data_max":        b.cfg.Data.Max,
 		"data_random_pct": b.cfg.Data.RandomPct,
-		"settle_wait_sec": b.cfg.SettleWait.Seconds(),
+		"settle_wait_sec": b.cfg.settleWait().Seconds(),
+		"settle_scale":    b.cfg.SettleScale,
 		"retries":         b.cfg.Retries,
 		"steps":           b.cfg.Steps,
 		"arrival":         b.cfg.Arrival.String(),
@@ -190,6 +191,10 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		t.head = t.currentHead() // the previous step's deletes are done
 		t.backlog = nil
 	}
+	var before string
+	if ss, ok := b.store.(StepStarter); ok {
+		before = ss.BeforeStep(ctx)
+	}
 	p := &planner{b: b, step: step, info: info}
 	plan, err := p.build(ctx)
 	if err != nil {
@@ -197,6 +202,20 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		return nil, err
 	}
 	plan.Close = p.close
+	if before != "" { // say what the reference's per-step preparation did
+		extra := plan.Extra
+		plan.Extra = func(res runner.Result) (map[string]any, []string) {
+			figs, warn := map[string]any{}, []string(nil)
+			if extra != nil {
+				figs, warn = extra(res)
+			}
+			if figs == nil {
+				figs = map[string]any{}
+			}
+			figs["before_step"] = before
+			return figs, warn
+		}
+	}
 	return plan, nil
 }
 
@@ -265,22 +284,24 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 		s.Workers = []runner.Worker{{
 			Name: "settle", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
 			Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) {
-				actions = "none: this target has nothing to settle"
+				start := time.Now()
+				until := start.Add(b.cfg.settleWait())
+				actions = "nothing to settle on this target"
 				if st, ok := b.store.(Settler); ok {
-					a, err := st.Settle(ctx, b.tableNames())
+					a, err := st.Settle(ctx, b.tableNames(), until, b.cfg.SettleScale)
 					if err != nil {
-						return 0, err
+						return 0, fmt.Errorf("settle: %s: %w", a, err)
 					}
 					actions = a
 				}
-				if b.cfg.SettleWait > 0 {
+				if d := time.Until(until); d > 0 { // targets that do not wait themselves
 					select {
-					case <-time.After(b.cfg.SettleWait):
+					case <-time.After(d):
 					case <-ctx.Done():
 						return 0, ctx.Err()
 					}
-					actions += fmt.Sprintf("; waited %s", b.cfg.SettleWait)
 				}
+				actions += fmt.Sprintf("; settle lasted %s from its start (%s)", since(start), b.settleRuleText())
 				return int64(len(b.tables)), nil
 			}),
 		}}
@@ -489,4 +510,18 @@ func (p *planner) querier(client int, t *table, conn Conn) runner.DoFunc {
 		}
 	}
 	return runner.Single(stepQuery, do)
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+// settleRuleText says where the settle's length came from.
+func (b *Bench) settleRuleText() string {
+	if b.cfg.SettleWait > 0 {
+		return fmt.Sprintf("--settle-wait %s instead of the reference's rule", b.cfg.SettleWait)
+	}
+	rule := SettleRule(b.cfg.Rows * int64(b.cfg.Clients))
+	if b.cfg.SettleScale == 1 {
+		return fmt.Sprintf("the reference's rule: 60 s + 1 s per million rows loaded, at most 1200 s = %s", rule)
+	}
+	return fmt.Sprintf("the reference's rule, %s, scaled by --settle-scale %g", rule, b.cfg.SettleScale)
 }

@@ -2,9 +2,9 @@ package insertbench
 
 import (
 	"errors"
-
 	"fmt"
 	"github.com/dbperf/dbperf/internal/workload"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +30,12 @@ type Config struct {
 	Data DataSpec
 	// Steps to run, in order. Default AllSteps.
 	Steps []string
-	// SettleWait is how long the settle step waits after its actions. Default 0.
+	// SettleWait, when positive, replaces the reference's wait rule (SettleRule): how long the
+	// settle step lasts from its start. Default 0: the rule.
 	SettleWait time.Duration
+	// SettleScale multiplies the reference's settle waits and pauses: 1 (the default) is the
+	// reference's; the CLI's small default run sets 0.01 explicitly and run.json records it.
+	SettleScale float64
 	// Seed of every random stream; each step, role and client gets its own stream from it.
 	Seed uint64
 	// Retries of a failed statement before the step fails. Default 3.
@@ -59,14 +63,15 @@ const (
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
 	return Config{
-		Clients:  2,
-		Rows:     10000,
-		L1Rows:   5000,
-		QSeconds: 3,
-		Data:     DataSpec{Min: 10, Max: 20, RandomPct: 50},
-		Steps:    AllSteps,
-		Retries:  3,
-		Now:      time.Now,
+		Clients:     2,
+		Rows:        10000,
+		L1Rows:      5000,
+		QSeconds:    3,
+		Data:        DataSpec{Min: 10, Max: 20, RandomPct: 50},
+		Steps:       AllSteps,
+		Retries:     3,
+		SettleScale: 1,
+		Now:         time.Now,
 	}
 }
 
@@ -156,6 +161,12 @@ func (c *Config) Validate() error {
 		}
 		seen[s] = true
 	}
+	if c.SettleScale < 0 || c.SettleScale > 1 {
+		errs = append(errs, fmt.Errorf("--settle-scale must be in 0..1 (got %g): 1 is the reference's settle", c.SettleScale))
+	}
+	if c.SettleWait < 0 {
+		errs = append(errs, fmt.Errorf("--settle-wait must not be negative (got %s)", c.SettleWait))
+	}
 	if c.Retries < 0 {
 		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))
 	}
@@ -165,4 +176,20 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--rows must be at least %d with a shared table and %d clients", 2*rowsPerStatementL0, c.Clients))
 	}
 	return errors.Join(errs...)
+}
+
+// SettleRule is the reference's settle wait for rows loaded by l.i0 in all: 60 s plus 1 s per
+// million rows, at most 1200 s (iq.sh:48-49 and 110-111, with nr1 the total, ra.sh:12),
+// counted from the settle's start.
+func SettleRule(rows int64) time.Duration {
+	secs := min(1200, 60+float64(rows)/1e6)
+	return time.Duration(math.Round(secs)) * time.Second
+}
+
+// settleWait is the settle's length from its start: --settle-wait, or the rule scaled.
+func (c *Config) settleWait() time.Duration {
+	if c.SettleWait > 0 {
+		return c.SettleWait
+	}
+	return time.Duration(float64(SettleRule(c.Rows*int64(c.Clients))) * c.SettleScale)
 }

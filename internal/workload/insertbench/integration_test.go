@@ -95,6 +95,7 @@ func TestAllStepsOnEveryTarget(t *testing.T) {
 				cfg.Clients, cfg.SharedTable = 2, shared
 				cfg.Rows, cfg.L1Rows, cfg.QSeconds = 1000, 400, 0.5
 				cfg.Seed = 42
+				cfg.SettleScale = 0.001 // the reference's 30-s and 20-s MyRocks pauses in milliseconds
 				bench, err := ib.New(cfg, store)
 				if err != nil {
 					t.Fatal(err)

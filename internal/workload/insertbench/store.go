@@ -1,6 +1,9 @@
 package insertbench
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Row is one row of the Insert Benchmark's table.
 type Row struct {
@@ -103,7 +106,15 @@ type TableStats struct {
 }
 
 // Settler is an optional ability: bring the DBMS to a steady state after the load steps
-// (Postgres vacuum + checkpoint, LSM flush + compaction, ...). It returns what it did.
+// (Postgres vacuum + checkpoint, LSM flush + compaction, ...) and wait until until (the
+// reference's wait, counted from the settle's start; settings changed for the settle stay
+// changed until then), scaling the reference's fixed pauses by scale. It returns what it did.
 type Settler interface {
-	Settle(ctx context.Context, tables []string) (string, error)
+	Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error)
+}
+
+// StepStarter is an optional ability: what the reference's driver does before every step
+// (MySQL: RESET MASTER when the binlog is on, np.sh:65). It returns what it did, or "".
+type StepStarter interface {
+	BeforeStep(ctx context.Context) string
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -18,8 +19,9 @@ type myStore struct {
 }
 
 var (
-	_ ib.Store   = (*myStore)(nil)
-	_ ib.Settler = (*myStore)(nil)
+	_ ib.Store       = (*myStore)(nil)
+	_ ib.Settler     = (*myStore)(nil)
+	_ ib.StepStarter = (*myStore)(nil)
 )
 
 func newMyStore(t *sqldriver.MySQL) *myStore {
@@ -56,10 +58,13 @@ func (m *myStore) CreateIndexes(ctx context.Context, table string) error {
 	return nil
 }
 
-// Settle implements insertbench.Settler: the driver's ANALYZE TABLE and InnoDB or MyRocks flush.
-func (m *myStore) Settle(ctx context.Context, tables []string) (string, error) {
-	return m.t.Settle(ctx, tables)
+// Settle implements insertbench.Settler: the driver's settle as the reference's vac_my.
+func (m *myStore) Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error) {
+	return m.t.Settle(ctx, tables, sqldriver.SettleOptions{Until: until, Scale: scale})
 }
+
+// BeforeStep implements insertbench.StepStarter: RESET MASTER when the binlog is on (np.sh:65).
+func (m *myStore) BeforeStep(ctx context.Context) string { return m.t.ResetBinlog(ctx) }
 
 // Stats implements insertbench.Store. Each index's entries are counted by reading that index (FORCE
 // INDEX, and a condition on its leading column that every entry meets so that the server reads

@@ -22,9 +22,9 @@ var (
 	_ ib.Settler = (*pgStore)(nil)
 )
 
-// Settle implements insertbench.Settler: the driver's vacuum and checkpoint.
-func (p *pgStore) Settle(ctx context.Context, tables []string) (string, error) {
-	return p.t.Settle(ctx, tables)
+// Settle implements insertbench.Settler: the driver's parallel vacuum, checkpoint and wait.
+func (p *pgStore) Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error) {
+	return p.t.Settle(ctx, tables, sqldriver.SettleOptions{Until: until, Scale: scale})
 }
 
 // CreateTables implements insertbench.Store.

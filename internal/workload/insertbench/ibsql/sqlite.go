@@ -3,6 +3,7 @@ package ibsql
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -18,7 +19,7 @@ var (
 )
 
 // Settle implements insertbench.Settler: the driver's ANALYZE and WAL checkpoint.
-func (s *liteStore) Settle(ctx context.Context, tables []string) (string, error) {
+func (s *liteStore) Settle(ctx context.Context, tables []string, _ time.Time, _ float64) (string, error) {
 	return s.t.Settle(ctx, tables)
 }
 
