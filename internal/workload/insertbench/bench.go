@@ -108,6 +108,7 @@ func (b *Bench) Settings() map[string]any {
 		"retries":         b.cfg.Retries,
 		"steps":           b.cfg.Steps,
 		"arrival":         b.cfg.Arrival.String(),
+		"checks":          b.checksSetting(),
 	}
 }
 
@@ -202,19 +203,22 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		return nil, err
 	}
 	plan.Close = p.close
-	if before != "" { // say what the reference's per-step preparation did
-		extra := plan.Extra
-		plan.Extra = func(res runner.Result) (map[string]any, []string) {
-			figs, warn := map[string]any{}, []string(nil)
-			if extra != nil {
-				figs, warn = extra(res)
-			}
-			if figs == nil {
-				figs = map[string]any{}
-			}
-			figs["before_step"] = before
-			return figs, warn
+	// Say what the reference's per-step preparation did and which check follows the step.
+	extra, check := plan.Extra, b.checkOf(step)
+	plan.Extra = func(res runner.Result) (map[string]any, []string) {
+		var figs map[string]any
+		var warn []string
+		if extra != nil {
+			figs, warn = extra(res)
 		}
+		if figs == nil {
+			figs = map[string]any{}
+		}
+		if before != "" {
+			figs["before_step"] = before
+		}
+		figs["check"] = check
+		return figs, warn
 	}
 	return plan, nil
 }

@@ -38,6 +38,10 @@ type Config struct {
 	SettleScale float64
 	// Seed of every random stream; each step, role and client gets its own stream from it.
 	Seed uint64
+	// FullChecks runs the full check (counts, index scans) after every step instead of a bounded
+	// sample between steps and the full check after the last one. Default false: the checks
+	// between steps must not load the caches the next step measures.
+	FullChecks bool
 	// Retries of a failed statement before the step fails. Default 3.
 	Retries int
 	// Arrival is how the q steps' queries arrive: closed loop (the reference's: each querier
