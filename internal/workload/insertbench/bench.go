@@ -70,6 +70,9 @@ func New(cfg Config, store Store) (*Bench, error) {
 		cfg.Now = time.Now
 	}
 	b := &Bench{cfg: cfg, store: store}
+	if sm, ok := store.(StatementMode); ok {
+		sm.SetStatementMode(cfg.Prepared, cfg.SharedTable)
+	}
 	n := cfg.Clients
 	if cfg.SharedTable {
 		n = 1
@@ -109,6 +112,7 @@ func (b *Bench) Settings() map[string]any {
 		"steps":           b.cfg.Steps,
 		"arrival":         b.cfg.Arrival.String(),
 		"checks":          b.checksSetting(),
+		"statements":      b.statementsSetting(),
 	}
 }
 
@@ -528,4 +532,12 @@ func (b *Bench) settleRuleText() string {
 		return fmt.Sprintf("the reference's rule: 60 s + 1 s per million rows loaded, at most 1200 s = %s", rule)
 	}
 	return fmt.Sprintf("the reference's rule, %s, scaled by --settle-scale %g", rule, b.cfg.SettleScale)
+}
+
+// statementsSetting is run.json's account of how statements are sent.
+func (b *Bench) statementsSetting() string {
+	if b.cfg.Prepared {
+		return "prepared (--prepared): range and point queries and deletes prepared on every SQL target; inserts literal text on MySQL and PostgreSQL"
+	}
+	return "the reference's: MySQL/MariaDB range and point queries and deletes as SQL text with the values written out; PostgreSQL queries prepared, deletes text; inserts literal text; SQLite prepared (no reference path)"
 }

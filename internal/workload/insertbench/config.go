@@ -42,6 +42,9 @@ type Config struct {
 	// sample between steps and the full check after the last one. Default false: the checks
 	// between steps must not load the caches the next step measures.
 	FullChecks bool
+	// Prepared sends range and point queries and deletes as prepared statements on every SQL
+	// target. Default false: the reference's statements (see StatementMode).
+	Prepared bool
 	// Retries of a failed statement before the step fails. Default 3.
 	Retries int
 	// Arrival is how the q steps' queries arrive: closed loop (the reference's: each querier

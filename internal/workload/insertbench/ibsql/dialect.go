@@ -260,3 +260,49 @@ func appendQuoted(b, s []byte) []byte {
 	}
 	return b
 }
+
+// The reference's text statements with the values written out (iibench.py's MySQL forms:
+// generate_pdc_query_mysql_pg ibp:588-598, generate_market_query_mysql_pg ibp:645-655,
+// generate_register_query_mysql_pg ibp:702-712, generate_pk_query_mysql_pg ibp:745-748, deletes
+// ibp:1178-1183), byte for byte except the table name; the index hint only where the dialect
+// has one (the reference leaves two spaces without it).
+
+func (d dialect) rangeQueryText(b []byte, t string, idx ib.Index, x int64) []byte {
+	hint := ""
+	if d.indexHint != "" {
+		hint = fmt.Sprintf(d.indexHint, t, indexName(t, idx))
+	}
+	switch idx {
+	case ib.PDC:
+		b = fmt.Appendf(b, "SELECT price,dateandtime,customerid FROM %s %s WHERE (price >= %d) ORDER BY price, dateandtime, customerid LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	case ib.MarketSegment:
+		b = fmt.Appendf(b, "SELECT productid, customerid, price FROM %s %s WHERE (productid >= %d) ORDER BY productid, customerid, price LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	default:
+		b = fmt.Appendf(b, "SELECT cashregisterid,customerid,price FROM %s %s WHERE (cashregisterid > %d) ORDER BY cashregisterid, customerid, price LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	}
+	return b
+}
+
+func pointQueryText(b []byte, t string, ids []int64) []byte {
+	b = fmt.Appendf(b, "SELECT transactionid, productid, data FROM %s WHERE transactionid in (", t)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return append(b, ')')
+}
+
+// deleteOldestText is the reference's delete of the n oldest rows from from; bounded adds
+// "transactionid < from+n" for a table shared by several deleters (a dbperf addition).
+func (d dialect) deleteOldestText(b []byte, t string, from, n int64, bounded bool) []byte {
+	bound := ""
+	if bounded {
+		bound = fmt.Sprintf(" and transactionid < %d", from+n)
+	}
+	if d.deleteLimit {
+		return fmt.Appendf(b, "delete from %s where transactionid >= %d%s order by transactionid asc limit %d", t, from, bound, n)
+	}
+	return fmt.Appendf(b, "delete from %s where transactionid in (select transactionid from %s where transactionid >= %d%s order by transactionid asc limit %d)", t, t, from, bound, n)
+}

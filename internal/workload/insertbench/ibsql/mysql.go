@@ -16,12 +16,20 @@ import (
 type myStore struct {
 	t *sqldriver.MySQL
 	d dialect
+	// prepared and bounded: see insertbench.StatementMode.
+	prepared, bounded bool
+}
+
+// SetStatementMode implements insertbench.StatementMode.
+func (m *myStore) SetStatementMode(prepared, sharedTable bool) {
+	m.prepared, m.bounded = prepared, sharedTable
 }
 
 var (
-	_ ib.Store       = (*myStore)(nil)
-	_ ib.Settler     = (*myStore)(nil)
-	_ ib.StepStarter = (*myStore)(nil)
+	_ ib.Store         = (*myStore)(nil)
+	_ ib.Settler       = (*myStore)(nil)
+	_ ib.StepStarter   = (*myStore)(nil)
+	_ ib.StatementMode = (*myStore)(nil)
 )
 
 func newMyStore(t *sqldriver.MySQL) *myStore {
@@ -154,12 +162,13 @@ func (m *myStore) explainKey(ctx context.Context, q string) (string, string, err
 	return key, plan.String(), rows.Err()
 }
 
-// Connect implements insertbench.Store: a dedicated connection with its own prepared statements
-// for queries and deletes; inserts are literal text, unprepared.
+// Connect implements insertbench.Store: a dedicated connection sending the reference's SQL text
+// (or, with --prepared, its own prepared statements for queries and deletes); inserts are
+// literal text, unprepared, either way.
 func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) {
 	c, err := m.t.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
+	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: m.prepared, bounded: m.bounded}, nil
 }

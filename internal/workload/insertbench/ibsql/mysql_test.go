@@ -214,8 +214,8 @@ func testMySQLStore(t *testing.T, engine string) {
 	if d, err := conn.DeleteOldest(ctx, table, 1, 101); err != nil || d != 100 {
 		t.Errorf("DeleteOldest(1, 101) = %d, %v; want 100", d, err)
 	}
-	if d, err := conn.DeleteOldest(ctx, table, 1, 151); err != nil || d != 50 {
-		t.Errorf("DeleteOldest(1, 151) after 100 = %d, %v; want 50", d, err)
+	if d, err := conn.DeleteOldest(ctx, table, 101, 151); err != nil || d != 50 {
+		t.Errorf("DeleteOldest(101, 151) after 100 = %d, %v; want 50", d, err)
 	}
 	st, err = m.Stats(ctx, table)
 	if err != nil {

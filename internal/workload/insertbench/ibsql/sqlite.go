@@ -71,5 +71,6 @@ func (s *liteStore) Connect(ctx context.Context) (ib.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlConn{c: c, d: sqlite, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
+	// Prepared: the reference has no SQLite path, and SQLite parses in-process.
+	return &sqlConn{c: c, d: sqlite, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: true}, nil
 }

@@ -23,19 +23,25 @@ CREATE INDEX pi1_pdc ON pi1 (price, dateandtime, customerid);
 -- insert (literal, 2 rows)
 INSERT INTO pi1 (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES (1,'2026-01-02 03:04:05',2,3,4,5,'aa''b'),(2,'2026-01-02 03:04:05',6,7,8,9,'a\''');
 
--- delete oldest (from, to, limit)
+-- delete oldest, the reference's text (from 101, 50 rows)
+delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= 101 order by transactionid asc limit 50);
+
+-- delete oldest, text, shared table (from 101, 50 rows)
+delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= 101 and transactionid < 151 order by transactionid asc limit 50);
+
+-- delete oldest, prepared (from, to, limit)
 DELETE FROM pi1 WHERE transactionid IN (SELECT transactionid FROM pi1 WHERE transactionid >= $1 AND transactionid < $2 ORDER BY transactionid LIMIT $3);
 
--- range query marketsegment
+-- range query marketsegment, prepared
 SELECT productid, customerid, price FROM pi1 WHERE productid >= $1 ORDER BY productid, customerid, price LIMIT 10;
 
--- range query registersegment
+-- range query registersegment, prepared
 SELECT cashregisterid, customerid, price FROM pi1 WHERE cashregisterid > $1 ORDER BY cashregisterid, customerid, price LIMIT 10;
 
--- range query pdc
+-- range query pdc, prepared
 SELECT price, dateandtime, customerid FROM pi1 WHERE price >= $1 ORDER BY price, dateandtime, customerid LIMIT 10;
 
--- point query (3 ids)
+-- point query, prepared (3 ids)
 SELECT transactionid, productid, data FROM pi1 WHERE transactionid IN ($1, $2, $3);
 
 -- stats
