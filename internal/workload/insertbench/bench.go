@@ -200,7 +200,7 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 	if ss, ok := b.store.(StepStarter); ok {
 		before = ss.BeforeStep(ctx)
 	}
-	p := &planner{b: b, step: step, info: info}
+	p := &planner{b: b, step: step, info: info, client1: newRateCounter()}
 	plan, err := p.build(ctx)
 	if err != nil {
 		p.close()
@@ -222,6 +222,7 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 			figs["before_step"] = before
 		}
 		figs["check"] = check
+		p.figures(figs, res)
 		return figs, warn
 	}
 	return plan, nil
@@ -233,6 +234,11 @@ type planner struct {
 	step  string
 	info  stepInfo
 	conns []Conn
+	// client1 counts client 1's units of the step's main op for the reference's p50/p99.
+	client1 *rateCounter
+	// deleteWait is how long claimed deletes waited for their deleter (sum and max, ns).
+	deleteWaitSum, deleteWaitMax atomic.Int64
+	deletes                      atomic.Int64
 }
 
 func (p *planner) connect(ctx context.Context) (Conn, error) {
@@ -429,6 +435,9 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 		n := int64(len(cur))
 		remaining -= n
 		t.markCommitted(cur[n-1].ID)
+		if client == 0 && p.info.kind != kindQuery {
+			p.client1.add(n)
+		}
 		if deletes {
 			t.backlog.Add(n)
 		}
@@ -469,16 +478,34 @@ type deleteSchedule struct {
 	t     *table
 	batch int64
 	claim runner.Claim
+	wait  func(time.Duration) // records the claim's queue wait
 }
 
+// Next returns when the deleter takes the claim, not when the claim was due: as the reference
+// (ibp:1303-1308), a delete's latency counts from its start; the wait since the inserts it
+// answers were committed is the separate delete_queue_wait figure.
 func (d *deleteSchedule) Next(ctx context.Context, _ runner.Tick) (time.Time, bool) {
 	c, ok := d.t.backlog.Take(ctx, d.batch)
 	d.claim = c
-	return c.Due, ok
+	now := time.Now()
+	if ok && d.wait != nil {
+		d.wait(now.Sub(c.Due))
+	}
+	return now, ok
 }
 
 func (p *planner) deleter(client int, t *table, conn Conn) runner.Worker {
-	ds := &deleteSchedule{t: t, batch: int64(p.info.batch)}
+	ds := &deleteSchedule{t: t, batch: int64(p.info.batch), wait: func(w time.Duration) {
+		w = max(w, 0)
+		p.deletes.Add(1)
+		p.deleteWaitSum.Add(int64(w))
+		for {
+			m := p.deleteWaitMax.Load()
+			if int64(w) <= m || p.deleteWaitMax.CompareAndSwap(m, int64(w)) {
+				return
+			}
+		}
+	}}
 	return runner.Worker{
 		Name:     fmt.Sprintf("deleter %d (table %s)", client+1, t.name),
 		Schedule: ds,
@@ -517,7 +544,36 @@ func (p *planner) querier(client int, t *table, conn Conn) runner.DoFunc {
 			return 1, err
 		}
 	}
+	if client == 0 {
+		inner := do
+		do = func(ctx context.Context, attempt int) (int64, error) {
+			n, err := inner(ctx, attempt)
+			if err == nil {
+				p.client1.add(n)
+			}
+			return n, err
+		}
+	}
 	return runner.Single(stepQuery, do)
+}
+
+// figures adds the step's reference figures: p50 and p99 of client 1's per-second rates (see
+// rates.go) and the deletes' queue wait.
+func (p *planner) figures(figs map[string]any, res runner.Result) {
+	if p.info.kind == kindIndex || p.info.kind == kindSettle {
+		return
+	}
+	rates := p.client1.Rates(res.Start, res.End)
+	if v, ok := refPercentile(rates, 50); ok {
+		figs["p50"] = v
+	}
+	if v, ok := refPercentile(rates, 99); ok {
+		figs["p99"] = v
+	}
+	if n := p.deletes.Load(); n > 0 {
+		figs["delete_queue_wait_avg_ms"] = measure.Round(float64(p.deleteWaitSum.Load())/float64(n)/1e6, 3)
+		figs["delete_queue_wait_max_ms"] = measure.Round(float64(p.deleteWaitMax.Load())/1e6, 3)
+	}
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
