@@ -274,20 +274,46 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	s.Name, s.Retries = p.step, b.cfg.Retries
 	switch p.info.kind {
 	case kindIndex:
-		s.Ops = []measure.OpType{opIndex}
-		for _, t := range b.tables {
-			rows := t.nextID.Load() - t.head
-			plan.Total += rows
+		// As the reference's l.x (iq.sh:230, ibp:1593-1597): each table's client first inserts
+		// its share of 100 rows in one statement, then creates the table's indexes; the rows
+		// indexed per second (the 100 and those already there) are the reference's l.x ips
+		// (np.sh:345-350), so they are the step's write op.
+		s.Ops = []measure.OpType{opIndex, opInsert}
+		plan.Write = 0
+		for i, t := range b.tables {
+			conn, err := p.connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			share := int64(lxRows / len(b.tables))
+			plan.Total += t.nextID.Load() - t.head + share
+			gen := NewGenerator(b.rng(p.step, "insert", i), b.cfg.Data)
+			rows := make([]Row, share)
+			inserted, calls := false, int64(2)
+			if share == 0 { // more tables than rows: nothing to insert
+				calls = 1
+			}
 			s.Workers = append(s.Workers, runner.Worker{
 				Name: "index builder " + t.name, Primary: true,
-				Schedule: runner.ClosedLoop{Limit: 1},
-				Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) {
+				Schedule: runner.ClosedLoop{Limit: calls},
+				Do: func(ctx context.Context, attempt int) (measure.Op, int64, error) {
+					if !inserted && share > 0 {
+						if attempt == 0 {
+							gen.Fill(rows, t.nextID.Add(share)-share, b.cfg.Now().Unix())
+						}
+						if err := conn.Insert(ctx, t.name, rows); err != nil {
+							return 1, 0, err
+						}
+						t.markCommitted(rows[share-1].ID)
+						inserted = true
+						return 1, share, nil
+					}
 					if err := b.store.CreateIndexes(ctx, t.name); err != nil {
-						return 0, err
+						return 0, 0, err
 					}
 					t.indexed = true
-					return rows, nil
-				}),
+					return 0, t.nextID.Load() - t.head, nil
+				},
 			})
 		}
 		return plan, nil
@@ -400,6 +426,10 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	}
 	return plan, nil
 }
+
+// lxRows are the rows l.x inserts before it creates the indexes, shared by the tables' clients
+// (iq.sh:230: np.sh 100 ... with rows per statement 100).
+const lxRows = 100
 
 // maxPendingStatements bounds how far an inserter may run ahead of its deleter, in statements per
 // inserter: like the reference's queue of 8 statements, it keeps the table at its size.
