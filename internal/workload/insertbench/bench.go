@@ -13,6 +13,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -142,6 +144,16 @@ func (b *Bench) rng(step, role string, client int) *rand.Rand {
 // CheckStart checks, before a run starts, that its first step finds the tables it needs: a run
 // that does not start with l.i0 reads where each table's FIFO queue starts and ends.
 func (b *Bench) CheckStart(ctx context.Context) error {
+	if g, ok := b.store.(TableGuard); ok && slices.Contains(b.cfg.Steps, "l.i0") && !b.cfg.Drop {
+		foreign, err := g.ForeignTables(ctx, b.tableNames())
+		if err != nil {
+			return fmt.Errorf("checking for existing tables: %w", err)
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("the target has tables %s that dbperf did not create: l.i0 would drop them; pass --drop to replace them, or use another database",
+				strings.Join(foreign, ", "))
+		}
+	}
 	if b.cfg.NeedsData() == "" {
 		return nil
 	}
@@ -187,7 +199,7 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 			t.indexed = false
 		}
 		b.loaded = true
-	} else if !b.loaded {
+	} else if !b.loaded && info.kind != kindCleanup {
 		if err := b.loadAccounts(ctx); err != nil {
 			return nil, err
 		}
@@ -317,6 +329,8 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 			})
 		}
 		return plan, nil
+	case kindCleanup:
+		return p.cleanup(plan), nil
 	case kindSettle:
 		s.Ops = []measure.OpType{opSettle}
 		plan.Total = int64(len(b.tables))
@@ -626,4 +640,42 @@ func (b *Bench) statementsSetting() string {
 		return "prepared (--prepared): range and point queries and deletes prepared on every SQL target; inserts literal text on MySQL and PostgreSQL"
 	}
 	return "the reference's: MySQL/MariaDB range and point queries and deletes as SQL text with the values written out; PostgreSQL queries prepared, deletes text; inserts literal text; SQLite prepared (no reference path)"
+}
+
+// cleanup drops the tables dbperf created (and only those: another's table of the same name is
+// kept and named), so that a run leaves nothing behind when asked.
+func (p *planner) cleanup(plan *workload.StepPlan) *workload.StepPlan {
+	b := p.b
+	s := &plan.Step
+	s.Ops = []measure.OpType{opSettle}
+	plan.Total = int64(len(b.tables))
+	figs := map[string]any{}
+	s.Workers = []runner.Worker{{
+		Name: "cleanup", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+		Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) {
+			g, ok := b.store.(TableGuard)
+			if !ok {
+				figs["cleanup"] = "nothing dropped: this target cannot tell dbperf's tables from another's; remove its file or directory"
+				return 0, nil
+			}
+			dropped, kept, err := g.DropTables(ctx, b.tableNames())
+			if err != nil {
+				return 0, err
+			}
+			figs["dropped_tables"], figs["kept_tables"] = append([]string{}, dropped...), append([]string{}, kept...)
+			for _, t := range b.tables {
+				t.indexed = false
+			}
+			b.loaded = false
+			return int64(len(dropped)), nil
+		}),
+	}}
+	plan.Extra = func(runner.Result) (map[string]any, []string) {
+		var warn []string
+		if kept, _ := figs["kept_tables"].([]string); len(kept) > 0 {
+			warn = append(warn, "kept tables dbperf did not create: "+strings.Join(kept, ", "))
+		}
+		return figs, warn
+	}
+	return plan
 }

@@ -42,6 +42,9 @@ type Config struct {
 	// sample between steps and the full check after the last one. Default false: the checks
 	// between steps must not load the caches the next step measures.
 	FullChecks bool
+	// Drop lets l.i0 replace tables of the benchmark's names that dbperf did not create.
+	// Default false: l.i0 refuses (no silent destruction); dbperf's own tables are replaced.
+	Drop bool
 	// Prepared sends range and point queries and deletes as prepared statements on every SQL
 	// target. Default false: the reference's statements (see StatementMode).
 	Prepared bool
@@ -91,6 +94,7 @@ const (
 	kindInsertDelete
 	kindSettle
 	kindQuery
+	kindCleanup
 )
 
 // stepInfo is what a step name means.
@@ -114,6 +118,8 @@ func parseStep(name string) (stepInfo, error) {
 		return stepInfo{kind: kindInsertDelete, batch: rowsPerStatementL2}, nil
 	case "settle":
 		return stepInfo{kind: kindSettle}, nil
+	case "cleanup":
+		return stepInfo{kind: kindCleanup}, nil
 	}
 	if strings.HasPrefix(name, "qr") || strings.HasPrefix(name, "qp") {
 		rate, err := strconv.Atoi(name[2:])
@@ -122,14 +128,14 @@ func parseStep(name string) (stepInfo, error) {
 			return stepInfo{kind: kindQuery, batch: rowsPerStatementQ, rate: float64(rate), pointOnly: name[1] == 'p'}, nil
 		}
 	}
-	return stepInfo{}, fmt.Errorf("unknown step %q: the steps are %s (q steps take any rate, e.g. qr2000)",
+	return stepInfo{}, fmt.Errorf("unknown step %q: the steps are %s (q steps take any rate, e.g. qr2000), and cleanup, which drops the tables dbperf created",
 		name, strings.Join(AllSteps, ","))
 }
 
 // NeedsData says why the first step needs tables an earlier run loaded, and what to do; empty
 // when the run starts with l.i0.
 func (c *Config) NeedsData() string {
-	if len(c.Steps) == 0 || c.Steps[0] == "l.i0" {
+	if len(c.Steps) == 0 || c.Steps[0] == "l.i0" || c.Steps[0] == "cleanup" {
 		return ""
 	}
 	return fmt.Sprintf("--steps starts with %s, which needs the Insert Benchmark's tables: run l.i0 first (e.g. --steps l.i0,%s)", c.Steps[0], c.Steps[0])

@@ -129,3 +129,12 @@ type StepStarter interface {
 type StatementMode interface {
 	SetStatementMode(prepared, sharedTable bool)
 }
+
+// TableGuard is an optional ability of stores that can tell their own tables from another's:
+// ForeignTables lists which of the tables exist without dbperf's mark (l.i0 replaces those only
+// with --drop), and DropTables removes the tables dbperf created (the cleanup step), leaving
+// another's alone and listing them.
+type TableGuard interface {
+	ForeignTables(ctx context.Context, tables []string) ([]string, error)
+	DropTables(ctx context.Context, tables []string) (dropped, kept []string, err error)
+}

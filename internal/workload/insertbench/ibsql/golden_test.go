@@ -34,8 +34,12 @@ var goldenDialects = []goldenDialect{
 func statements(g goldenDialect, t string) []byte {
 	var b bytes.Buffer
 	put := func(what, q string) { fmt.Fprintf(&b, "-- %s\n%s;\n\n", what, q) }
-	for i, q := range g.d.recreateTable(t) {
-		put(fmt.Sprintf("create tables (%d of 2)", i+1), q)
+	qs := g.d.recreateTable(t)
+	for i, q := range qs {
+		put(fmt.Sprintf("create tables (%d of %d)", i+1, len(qs)), q)
+	}
+	if g.d.foreignTables != "" {
+		put("tables of the same names not created by dbperf", g.d.foreignTables)
 	}
 	if g.d.indexDDL == createEach {
 		for idx := range ib.NumIndexes {

@@ -1,7 +1,7 @@
--- create tables (1 of 2)
+-- create tables (1 of 3)
 DROP TABLE IF EXISTS pi1;
 
--- create tables (2 of 2)
+-- create tables (2 of 3)
 CREATE TABLE pi1 (
   transactionid bigint NOT NULL AUTO_INCREMENT,
   dateandtime datetime,
@@ -11,6 +11,12 @@ CREATE TABLE pi1 (
   price int NOT NULL,
   data varchar(4000),
   PRIMARY KEY (transactionid)) ENGINE=ROCKSDB;
+
+-- create tables (3 of 3)
+ALTER TABLE pi1 COMMENT = 'created by dbperf';
+
+-- tables of the same names not created by dbperf
+SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (%s) AND table_comment <> 'created by dbperf' ORDER BY 1;
 
 -- create indexes (1)
 ALTER TABLE pi1 ADD INDEX pi1_marketsegment (productid, customerid, price);

@@ -1,7 +1,7 @@
--- create tables (1 of 2)
+-- create tables (1 of 3)
 DROP TABLE IF EXISTS pi1;
 
--- create tables (2 of 2)
+-- create tables (2 of 3)
 CREATE TABLE pi1 (
   transactionid bigserial PRIMARY KEY,
   dateandtime timestamp without time zone,
@@ -10,6 +10,12 @@ CREATE TABLE pi1 (
   productid int NOT NULL,
   price int NOT NULL,
   data varchar(4000));
+
+-- create tables (3 of 3)
+COMMENT ON TABLE pi1 IS 'created by dbperf';
+
+-- tables of the same names not created by dbperf
+SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1) AND coalesce(obj_description(c.oid, 'pg_class'), '') <> 'created by dbperf' ORDER BY 1;
 
 -- create index marketsegment
 CREATE INDEX pi1_marketsegment ON pi1 (productid, customerid, price);
