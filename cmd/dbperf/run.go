@@ -99,6 +99,9 @@ every target gets the same rows. A failed run does not stop the others.`,
 			}
 			cfg.Steps = steps
 			cfg.SettleWait = settleWait
+			if !c.Flags().Changed("settle-scale") && !c.Flags().Changed("rows") {
+				cfg.SettleScale = smallSettleScale // the small default run: seconds, not minutes
+			}
 			if !c.Flags().Changed("seed") {
 				seed = randomSeed()
 			}
@@ -151,11 +154,15 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
-	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step waits after flushing (e.g. 5m)")
+	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
+	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 1, and 0.01 when --rows is not given: the small default run)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the database check after each step")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks")
+	f.BoolVar(&cfg.Drop, "drop", false, "let l.i0 drop tables of the benchmark's names that dbperf did not create (its own are replaced)")
+	f.BoolVar(&cfg.Prepared, "prepared", false, "prepare range and point queries and deletes (MySQL/MariaDB, and PostgreSQL's deletes); by default they are sent as the reference sends them, as SQL text")
+	f.BoolVar(&cfg.FullChecks, "full-checks", false, "the full check (counts, index scans) after every step; by default steps are followed by a bounded sample that leaves the caches alone, and only the last by the full check")
 	load.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
@@ -302,6 +309,9 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	fmt.Fprintf(w, "run directory: %s\n", out)
 	return err
 }
+
+// smallSettleScale scales the settle of the small default run (see --settle-scale).
+const smallSettleScale = 0.01
 
 // clientBound is the --client-bound threshold, in cores.
 var clientBound = 0.9

@@ -21,10 +21,13 @@ type HostSample struct {
 	// Disk counters of the devices holding the database, from /proc/diskstats.
 	Reads, SectorsRead, Writes, SectorsWritten uint64
 	// DBMS processes: CPU seconds (user+system), and resident and virtual memory now (bytes).
-	DBMSCPU        float64
-	DBMSRSS        uint64
-	DBMSVSZ        uint64
-	DBMSProcesses  int
+	DBMSCPU       float64
+	DBMSRSS       uint64
+	DBMSVSZ       uint64
+	DBMSProcesses int
+	// TopVSZ is the largest VSZ of one DBMS process and TopRSS that process's RSS (bytes): the
+	// process the reference's np.sh:597-600 reports for rss.
+	TopVSZ, TopRSS uint64
 	Client         runner.CPUTime // this process
 	diskFound      bool
 	dbmsProcsFound bool
@@ -93,6 +96,9 @@ func (s *HostSampler) Sample() (HostSample, error) {
 			h.DBMSVSZ += vsz
 			h.DBMSProcesses++
 			h.dbmsProcsFound = true
+			if vsz > h.TopVSZ {
+				h.TopVSZ, h.TopRSS = vsz, rss
+			}
 		}
 	}
 	return h, nil
@@ -167,18 +173,22 @@ func devicesOf(path string) []string {
 
 // HostInterval is what the host did between two samples, as rates and shares.
 type HostInterval struct {
-	Seconds                        float64
-	CPUUserPct, CPUSystemPct       float64 // of all cores: 100% = every core busy
-	CPUIOWaitPct, CPUIdlePct       float64
-	CPUBusyPct                     float64 // user + nice + system + irq + softirq + steal
-	CPUBusySec                     float64 // host CPU seconds used
+	Seconds                  float64
+	CPUUserPct, CPUSystemPct float64 // of all cores: 100% = every core busy
+	CPUIOWaitPct, CPUIdlePct float64
+	CPUBusyPct               float64 // user + nice + system + irq + softirq + steal
+	CPUBusySec               float64 // host CPU seconds used, steal included
+	// CPUUsSyPct is vmstat's us + sy, the reference's cpups (ios.sh:58): user + nice + system +
+	// irq + softirq, without steal; CPUUsSySec the same in seconds (its cpupq, etl.sh:66-70).
+	CPUUsSyPct, CPUUsSySec         float64
 	CtxPerSec                      float64
 	ReadsPerSec, ReadKBPerSec      float64
 	WritesPerSec, WriteKBPerSec    float64
 	Reads, Writes, ReadKB, WriteKB float64 // totals of the interval
 	Ctx                            float64
 	DBMSCPUSec                     float64
-	DBMSRSSMB, DBMSVSZMB           float64 // at the end of the interval
+	DBMSRSSMB, DBMSVSZMB           float64 // at the end of the interval, all DBMS processes
+	TopVSZMB, TopRSSMB             float64 // the DBMS process with the largest VSZ
 	ClientCPUSec                   float64
 	HasDisk, HasDBMS               bool
 }
@@ -199,7 +209,8 @@ func DiffOver(a, b HostSample, seconds float64) HostInterval {
 	f := func(x, y float64) float64 { return max(0, y-x) }
 	user, nice, sys := f(a.User, b.User), f(a.Nice, b.Nice), f(a.System, b.System)
 	idle, iowait := f(a.Idle, b.Idle), f(a.IOWait, b.IOWait)
-	other := f(a.IRQ, b.IRQ) + f(a.SoftIRQ, b.SoftIRQ) + f(a.Steal, b.Steal)
+	irq := f(a.IRQ, b.IRQ) + f(a.SoftIRQ, b.SoftIRQ)
+	other := irq + f(a.Steal, b.Steal)
 	total := user + nice + sys + idle + iowait + other
 	if total > 0 {
 		iv.CPUUserPct = 100 * (user + nice) / total
@@ -207,7 +218,9 @@ func DiffOver(a, b HostSample, seconds float64) HostInterval {
 		iv.CPUIOWaitPct = 100 * iowait / total
 		iv.CPUIdlePct = 100 * idle / total
 		iv.CPUBusyPct = 100 * (user + nice + sys + other) / total
+		iv.CPUUsSyPct = 100 * (user + nice + sys + irq) / total
 	}
+	iv.CPUUsSySec = user + nice + sys + irq
 	iv.CPUBusySec = user + nice + sys + other
 	iv.Ctx = d(a.Ctxt, b.Ctxt)
 	iv.Reads, iv.Writes = d(a.Reads, b.Reads), d(a.Writes, b.Writes)
@@ -219,6 +232,7 @@ func DiffOver(a, b HostSample, seconds float64) HostInterval {
 	}
 	iv.DBMSCPUSec = f(a.DBMSCPU, b.DBMSCPU)
 	iv.DBMSRSSMB, iv.DBMSVSZMB = float64(b.DBMSRSS)/(1<<20), float64(b.DBMSVSZ)/(1<<20)
+	iv.TopVSZMB, iv.TopRSSMB = float64(b.TopVSZ)/(1<<20), float64(b.TopRSS)/(1<<20)
 	iv.ClientCPUSec = b.Client.Sub(a.Client).Total().Seconds()
 	return iv
 }

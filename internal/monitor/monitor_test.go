@@ -129,6 +129,16 @@ func TestDiff(t *testing.T) {
 	}
 }
 
+// cpups is vmstat's us+sy: irq and softirq count, steal does not (ios.sh:58).
+func TestCPUUsSyExcludesSteal(t *testing.T) {
+	a := HostSample{At: time.Unix(1000, 0)}
+	b := HostSample{At: a.At.Add(time.Second), User: 2, Nice: 1, System: 1, IRQ: 0.5, SoftIRQ: 0.5, Steal: 3, Idle: 2}
+	iv := Diff(a, b)
+	if iv.CPUUsSyPct != 50 || iv.CPUUsSySec != 5 || iv.CPUBusyPct != 80 {
+		t.Errorf("us+sy %v%% (%v s), busy %v%%; want 50%%, 5 s, 80%% with steal", iv.CPUUsSyPct, iv.CPUUsSySec, iv.CPUBusyPct)
+	}
+}
+
 // TestSummaryIsConsistent: every per-op figure is the per-second figure times the seconds,
 // divided by the ops.
 func TestSummaryIsConsistent(t *testing.T) {
@@ -138,7 +148,7 @@ func TestSummaryIsConsistent(t *testing.T) {
 		Reads: 300, SectorsRead: 6000, Writes: 900, SectorsWritten: 40000, DBMSCPU: 5, DBMSRSS: 1 << 30,
 		Client: runner.CPUTime{User: 2 * time.Second}, diskFound: true, dbmsProcsFound: true}
 	m := &Monitor{ClientBound: 0.9}
-	s := &Step{m: m, host: &HostSampler{}, first: a, last: b, start: a.At, lastAt: b.At, rssMax: 1024}
+	s := &Step{m: m, host: &HostSampler{}, first: a, last: b, start: a.At, lastAt: b.At, rssMax: 4096, refRSS: 1024}
 	sum := s.summary(t.Context(), Totals{Writes: 2000, Reads: 50000, MainOps: 50000, Rates: []float64{4000, 5000, 6000}})
 	near := func(name string, got *float64, want float64) {
 		if got == nil || math.Abs(*got-want) > 1e-3*math.Max(1, math.Abs(want)) {
@@ -153,7 +163,7 @@ func TestSummaryIsConsistent(t *testing.T) {
 	near("cspq = csps x secs / ops", sum.CSPQ, sum.CSPS*secs/50000)
 	near("cpupq = busy seconds / ops", sum.CPUPQ, 8.0*1e6/50000)
 	near("dbms cpupq", sum.DBMSCPUPQ, 5.0*1e6/50000)
-	near("rss GB", sum.RSS, 1)
+	near("rss GB (the reference's: one process)", sum.RSS, 1)
 	if sum.IPS != 200 || sum.QPS != 5000 || sum.CPUPS != 40 || sum.CSPS != 5000 {
 		t.Errorf("rates: ips %v qps %v cpups %v csps %v", sum.IPS, sum.QPS, sum.CPUPS, sum.CSPS)
 	}
@@ -178,20 +188,27 @@ func TestSummaryIsConsistent(t *testing.T) {
 		t.Errorf("embedded, 11 of 1000 late: client bound %v, late wake-ups %d", sum.ClientBound, sum.LateWakeups)
 	}
 	m.embedded = false
-	m.ClientBound = 0.9
+	// Late wake-ups while the client uses 0.2 cores: with a threshold of 0.9 that is a busy
+	// host (issue 10.11: 1 or 2 of ~100 late on a loaded machine), not flagged but said; with a
+	// threshold of 0.4 the client itself is busy enough to be behind its schedule: flagged.
 	for _, c := range []struct {
-		lag  runner.Lag
-		want bool
+		threshold float64
+		lag       runner.Lag
+		want      bool
+		why       string
 	}{
-		{runner.Lag{Paced: 1000, Late: 10, Max: 7 * time.Millisecond}, false},
-		{late, true},
+		{0.9, runner.Lag{Paced: 1000, Late: 10, Max: 7 * time.Millisecond}, false, ""},
+		{0.9, late, false, "a busy host, not the client: 11 of 1000 paced operations started 5ms or more late (latest 9ms) while dbperf used only 0.20 cores"},
+		{0.4, late, true, "11 of 1000 paced operations started 5ms or more late (latest 9ms) while dbperf used 0.20 cores: the client falls behind"},
+		{0.2, late, true, "the client's own CPU is saturated: dbperf used 0.20 cores"},
 	} {
+		m.ClientBound = c.threshold
 		sum := s.summary(t.Context(), Totals{MainOps: 1, Lag: c.lag})
 		if sum.ClientBound != c.want || sum.LateWakeups != c.lag.Late || sum.PacedOps != 1000 {
-			t.Errorf("%+v: client bound %v (%s), want %v", c.lag, sum.ClientBound, sum.ClientBoundWhy, c.want)
+			t.Errorf("%v %+v: client bound %v (%s), want %v", c.threshold, c.lag, sum.ClientBound, sum.ClientBoundWhy, c.want)
 		}
-		if c.want && !strings.Contains(sum.ClientBoundWhy, "11 of 1000 paced operations started 5ms or more late (latest 9ms)") {
-			t.Errorf("reason: %q", sum.ClientBoundWhy)
+		if !strings.Contains(sum.ClientBoundWhy, c.why) || (c.why == "") != (sum.ClientBoundWhy == "") {
+			t.Errorf("%v %+v: reason %q, want %q", c.threshold, c.lag, sum.ClientBoundWhy, c.why)
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 type Options struct {
 	Kind    string // "postgres" or "mariadb"
 	DataDir string // default /tmp/dbperf-<kind>-<port>
-	Config  string // a named config (see Configs) or a file of settings; default cached-by-dbms
+	Config  string // a named config (see Configs; cached-by-os:SIZE sets its cache) or a file of settings; default cached-by-dbms
 	// Port on 127.0.0.1: default 15432 (postgres), 13306 (mariadb). Below Linux's ephemeral range
 	// (32768-60999), where any outgoing connection may hold the port and make the bind fail.
 	Port int
@@ -116,22 +116,6 @@ func defaultPort(kind string) int {
 // PortInUse says whether something accepts connections on 127.0.0.1:port.
 func PortInUse(port int) bool { return portFree(port) != nil }
 
-// Configs are the named configurations. Each sets the DBMS's own cache: cached-by-dbms makes it
-// larger than the benchmark's database, cached-by-os much smaller, so reads go to the OS page
-// cache (buffered IO) — the comparison of the Insert Benchmark's published results.
-var Configs = map[string]map[string][]string{
-	"cached-by-dbms": {
-		"postgres": {"shared_buffers = 4GB", "max_wal_size = 8GB", "checkpoint_timeout = 15min", "effective_cache_size = 8GB"},
-		"mariadb": {"innodb_buffer_pool_size = 4G", "innodb_flush_method = O_DIRECT", "innodb_log_file_size = 1G",
-			"rocksdb_block_cache_size = 4G"},
-	},
-	"cached-by-os": {
-		"postgres": {"shared_buffers = 32MB", "max_wal_size = 8GB", "checkpoint_timeout = 15min", "effective_cache_size = 8GB"},
-		"mariadb": {"innodb_buffer_pool_size = 32M", "innodb_flush_method = fsync", "innodb_log_file_size = 1G",
-			"rocksdb_block_cache_size = 32M"},
-	},
-}
-
 // ConfigNames lists the named configs.
 func ConfigNames() []string {
 	var n []string
@@ -147,6 +131,12 @@ func ConfigNames() []string {
 func configLines(kind, config string) ([]string, error) {
 	if c, ok := Configs[config]; ok {
 		return c[kind], nil
+	}
+	if mb, ok, err := ParseOSCache(config); ok {
+		if err != nil {
+			return nil, err
+		}
+		return render(configSettings(kind, "cached-by-os", mb)), nil
 	}
 	b, err := os.ReadFile(config)
 	if err != nil {

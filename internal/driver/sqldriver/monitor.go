@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dbperf/dbperf/internal/hostproc"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -368,13 +369,57 @@ func (m *MySQL) DataDir(ctx context.Context) (string, error) {
 	return localDir(ctx, m.host(), dir)
 }
 
-// DatabaseSize implements monitor.Size: data and index bytes of the target database's tables as
-// information_schema.tables reports them (InnoDB's from its statistics, MyRocks' estimates).
+// DatabaseSize implements monitor.Size as the reference's dbsize.sh (dbsize.sh:21-32), which
+// does not trust information_schema ("SHOW TABLE STATUS and IS.innodb_tablestats are not
+// reliable", dbsize.sh:16): the bytes of the database's directory for InnoDB, of .rocksdb (all
+// of MyRocks' data) for MyRocks, when the server runs on this host. Elsewhere it falls back to
+// InformationSchemaSize.
 func (m *MySQL) DatabaseSize(ctx context.Context) (int64, error) {
+	dir, err := m.DataDir(ctx)
+	if err != nil {
+		return m.InformationSchemaSize(ctx)
+	}
+	sub := "SELECT DATABASE()"
+	if m.engine.rocksDB() {
+		sub = "SELECT @@rocksdb_datadir" // .rocksdb in FB MySQL, #rocksdb in MariaDB
+	}
+	var rel string
+	if err := m.db.QueryRowContext(ctx, sub).Scan(&rel); err != nil {
+		return 0, err
+	}
+	if !filepath.IsAbs(rel) {
+		rel = filepath.Join(dir, rel)
+	}
+	if _, err := os.ReadDir(rel); err != nil { // not readable by this user
+		return m.InformationSchemaSize(ctx)
+	}
+	return apparentSize(rel)
+}
+
+// InformationSchemaSize is data and index bytes of the database's tables as
+// information_schema.tables reports them (InnoDB's from its statistics, MyRocks' estimates).
+func (m *MySQL) InformationSchemaSize(ctx context.Context) (int64, error) {
 	var n int64
 	err := m.db.QueryRowContext(ctx, "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) "+
 		"FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&n)
 	return n, err
+}
+
+// apparentSize is du -bs: the sum of the sizes of the files below dir.
+func apparentSize(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // removed while walking (compaction)
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total, err
 }
 
 // mysqlStatusCounters are the SHOW GLOBAL STATUS variables sampled besides every rocksdb_* one.

@@ -462,7 +462,7 @@ func testMySQLMonitor(t *testing.T, engine string) {
 	}
 	// information_schema's sizes come from the engine's statistics, which ANALYZE TABLE and the
 	// flush of Settle bring up to date.
-	if _, err := m.Settle(ctx, []string{table}); err != nil {
+	if _, err := m.Settle(ctx, []string{table}, SettleOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if size1 := databaseSize(t, sz); size1 <= 0 || size1 <= size0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -124,22 +123,4 @@ func (p *Postgres) Info(ctx context.Context) driver.Info {
 func (p *Postgres) Close() error {
 	p.closeMonitor()
 	return p.admin.Close(context.Background())
-}
-
-// Settle vacuums (with analyze and index cleanup) each of the tables, then checkpoints, so that
-// a workload's next steps start without vacuum debt or dirty pages. It returns what it did.
-func (p *Postgres) Settle(ctx context.Context, tables []string) (string, error) {
-	var done []string
-	for _, t := range tables {
-		if _, err := p.admin.Exec(ctx, "VACUUM (ANALYZE, INDEX_CLEANUP ON) "+t); err != nil {
-			return "", err
-		}
-	}
-	done = append(done, fmt.Sprintf("vacuum (analyze, index_cleanup on) of %d tables", len(tables)))
-	if _, err := p.admin.Exec(ctx, "CHECKPOINT"); err != nil {
-		done = append(done, "no checkpoint ("+err.Error()+")")
-	} else {
-		done = append(done, "checkpoint")
-	}
-	return strings.Join(done, "; "), nil
 }

@@ -13,6 +13,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +72,9 @@ func New(cfg Config, store Store) (*Bench, error) {
 		cfg.Now = time.Now
 	}
 	b := &Bench{cfg: cfg, store: store}
+	if sm, ok := store.(StatementMode); ok {
+		sm.SetStatementMode(cfg.Prepared, cfg.SharedTable)
+	}
 	n := cfg.Clients
 	if cfg.SharedTable {
 		n = 1
@@ -103,10 +108,13 @@ func (b *Bench) Settings() map[string]any {
 		"data_min":        b.cfg.Data.Min,
 		"data_max":        b.cfg.Data.Max,
 		"data_random_pct": b.cfg.Data.RandomPct,
-		"settle_wait_sec": b.cfg.SettleWait.Seconds(),
+		"settle_wait_sec": b.cfg.settleWait().Seconds(),
+		"settle_scale":    b.cfg.SettleScale,
 		"retries":         b.cfg.Retries,
 		"steps":           b.cfg.Steps,
 		"arrival":         b.cfg.Arrival.String(),
+		"checks":          b.checksSetting(),
+		"statements":      b.statementsSetting(),
 	}
 }
 
@@ -135,8 +143,18 @@ func (b *Bench) rng(step, role string, client int) *rand.Rand {
 
 // CheckStart checks, before a run starts, that its first step finds the tables it needs in the
 // database named where: a run that does not start with l.i0 reads where each table's FIFO queue
-// starts and ends.
+// starts and ends; one that does may only replace tables dbperf created (or any, with --drop).
 func (b *Bench) CheckStart(ctx context.Context, where string) error {
+	if g, ok := b.store.(TableGuard); ok && slices.Contains(b.cfg.Steps, "l.i0") && !b.cfg.Drop {
+		foreign, err := g.ForeignTables(ctx, b.tableNames())
+		if err != nil {
+			return fmt.Errorf("checking for existing tables: %w", err)
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("%s has tables %s that dbperf did not create: l.i0 would drop them; pass --drop to replace them, or use another database",
+				where, strings.Join(foreign, ", "))
+		}
+	}
 	todo := b.cfg.NeedsData()
 	if todo == "" {
 		return nil
@@ -184,7 +202,7 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 			t.indexed = false
 		}
 		b.loaded = true
-	} else if !b.loaded {
+	} else if !b.loaded && info.kind != kindCleanup {
 		if err := b.loadAccounts(ctx); err != nil {
 			return nil, err
 		}
@@ -193,13 +211,35 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		t.head = t.currentHead() // the previous step's deletes are done
 		t.backlog = nil
 	}
-	p := &planner{b: b, step: step, info: info}
+	var before string
+	if ss, ok := b.store.(StepStarter); ok {
+		before = ss.BeforeStep(ctx)
+	}
+	p := &planner{b: b, step: step, info: info, client1: newRateCounter()}
 	plan, err := p.build(ctx)
 	if err != nil {
 		p.close()
 		return nil, err
 	}
 	plan.Close = p.close
+	// Say what the reference's per-step preparation did and which check follows the step.
+	extra, check := plan.Extra, b.checkOf(step)
+	plan.Extra = func(res runner.Result) (map[string]any, []string) {
+		var figs map[string]any
+		var warn []string
+		if extra != nil {
+			figs, warn = extra(res)
+		}
+		if figs == nil {
+			figs = map[string]any{}
+		}
+		if before != "" {
+			figs["before_step"] = before
+		}
+		figs["check"] = check
+		p.figures(figs, res)
+		return figs, warn
+	}
 	return plan, nil
 }
 
@@ -209,6 +249,11 @@ type planner struct {
 	step  string
 	info  stepInfo
 	conns []Conn
+	// client1 counts client 1's units of the step's main op for the reference's p50/p99.
+	client1 *rateCounter
+	// deleteWait is how long claimed deletes waited for their deleter (sum and max, ns).
+	deleteWaitSum, deleteWaitMax atomic.Int64
+	deletes                      atomic.Int64
 }
 
 func (p *planner) connect(ctx context.Context) (Conn, error) {
@@ -244,53 +289,11 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	s.Name, s.Retries = p.step, b.cfg.Retries
 	switch p.info.kind {
 	case kindIndex:
-		s.Ops = []measure.OpType{opIndex}
-		for _, t := range b.tables {
-			rows := t.nextID.Load() - t.head
-			plan.Total += rows
-			s.Workers = append(s.Workers, runner.Worker{
-				Name: "index builder " + t.name, Primary: true,
-				Schedule: runner.ClosedLoop{Limit: 1},
-				Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) {
-					if err := b.store.CreateIndexes(ctx, t.name); err != nil {
-						return 0, err
-					}
-					t.indexed = true
-					return rows, nil
-				}),
-			})
-		}
-		return plan, nil
+		return p.index(ctx, plan)
+	case kindCleanup:
+		return p.cleanup(plan), nil
 	case kindSettle:
-		s.Ops = []measure.OpType{opSettle}
-		plan.Total = int64(len(b.tables))
-		var actions string
-		s.Workers = []runner.Worker{{
-			Name: "settle", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
-			Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) {
-				actions = "none: this target has nothing to settle"
-				if st, ok := b.store.(Settler); ok {
-					a, err := st.Settle(ctx, b.tableNames())
-					if err != nil {
-						return 0, err
-					}
-					actions = a
-				}
-				if b.cfg.SettleWait > 0 {
-					select {
-					case <-time.After(b.cfg.SettleWait):
-					case <-ctx.Done():
-						return 0, ctx.Err()
-					}
-					actions += fmt.Sprintf("; waited %s", b.cfg.SettleWait)
-				}
-				return int64(len(b.tables)), nil
-			}),
-		}}
-		plan.Extra = func(runner.Result) (map[string]any, []string) {
-			return map[string]any{"settle_actions": actions}, nil
-		}
-		return plan, nil
+		return p.settle(plan), nil
 	}
 
 	// Insert steps: l.i0, l.i1, l.i2 and the q steps.
@@ -369,6 +372,10 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	return plan, nil
 }
 
+// lxRows are the rows l.x inserts before it creates the indexes, shared by the tables' clients
+// (iq.sh:230: np.sh 100 ... with rows per statement 100).
+const lxRows = 100
+
 // maxPendingStatements bounds how far an inserter may run ahead of its deleter, in statements per
 // inserter: like the reference's queue of 8 statements, it keeps the table at its size.
 const maxPendingStatements = 8
@@ -403,6 +410,9 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 		n := int64(len(cur))
 		remaining -= n
 		t.markCommitted(cur[n-1].ID)
+		if client == 0 && p.info.kind != kindQuery {
+			p.client1.add(n)
+		}
 		if deletes {
 			t.backlog.Add(n)
 		}
@@ -443,16 +453,34 @@ type deleteSchedule struct {
 	t     *table
 	batch int64
 	claim runner.Claim
+	wait  func(time.Duration) // records the claim's queue wait
 }
 
+// Next returns when the deleter takes the claim, not when the claim was due: as the reference
+// (ibp:1303-1308), a delete's latency counts from its start; the wait since the inserts it
+// answers were committed is the separate delete_queue_wait figure.
 func (d *deleteSchedule) Next(ctx context.Context, _ runner.Tick) (time.Time, bool) {
 	c, ok := d.t.backlog.Take(ctx, d.batch)
 	d.claim = c
-	return c.Due, ok
+	now := time.Now()
+	if ok && d.wait != nil {
+		d.wait(now.Sub(c.Due))
+	}
+	return now, ok
 }
 
 func (p *planner) deleter(client int, t *table, conn Conn) runner.Worker {
-	ds := &deleteSchedule{t: t, batch: int64(p.info.batch)}
+	ds := &deleteSchedule{t: t, batch: int64(p.info.batch), wait: func(w time.Duration) {
+		w = max(w, 0)
+		p.deletes.Add(1)
+		p.deleteWaitSum.Add(int64(w))
+		for {
+			m := p.deleteWaitMax.Load()
+			if int64(w) <= m || p.deleteWaitMax.CompareAndSwap(m, int64(w)) {
+				return
+			}
+		}
+	}}
 	return runner.Worker{
 		Name:     fmt.Sprintf("deleter %d (table %s)", client+1, t.name),
 		Schedule: ds,
@@ -491,5 +519,56 @@ func (p *planner) querier(client int, t *table, conn Conn) runner.DoFunc {
 			return 1, err
 		}
 	}
+	if client == 0 {
+		inner := do
+		do = func(ctx context.Context, attempt int) (int64, error) {
+			n, err := inner(ctx, attempt)
+			if err == nil {
+				p.client1.add(n)
+			}
+			return n, err
+		}
+	}
 	return runner.Single(stepQuery, do)
+}
+
+// figures adds the step's reference figures: p50 and p99 of client 1's per-second rates (see
+// rates.go) and the deletes' queue wait.
+func (p *planner) figures(figs map[string]any, res runner.Result) {
+	if p.info.kind == kindIndex || p.info.kind == kindSettle {
+		return
+	}
+	rates := p.client1.Rates(res.Start, res.End)
+	if v, ok := refPercentile(rates, 50); ok {
+		figs["p50"] = v
+	}
+	if v, ok := refPercentile(rates, 99); ok {
+		figs["p99"] = v
+	}
+	if n := p.deletes.Load(); n > 0 {
+		figs["delete_queue_wait_avg_ms"] = measure.Round(float64(p.deleteWaitSum.Load())/float64(n)/1e6, 3)
+		figs["delete_queue_wait_max_ms"] = measure.Round(float64(p.deleteWaitMax.Load())/1e6, 3)
+	}
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+// settleRuleText says where the settle's length came from.
+func (b *Bench) settleRuleText() string {
+	if b.cfg.SettleWait > 0 {
+		return fmt.Sprintf("--settle-wait %s instead of the reference's rule", b.cfg.SettleWait)
+	}
+	rule := SettleRule(b.cfg.Rows * int64(b.cfg.Clients))
+	if b.cfg.SettleScale == 1 {
+		return fmt.Sprintf("the reference's rule: 60 s + 1 s per million rows loaded, at most 1200 s = %s", rule)
+	}
+	return fmt.Sprintf("the reference's rule, %s, scaled by --settle-scale %g", rule, b.cfg.SettleScale)
+}
+
+// statementsSetting is run.json's account of how statements are sent.
+func (b *Bench) statementsSetting() string {
+	if b.cfg.Prepared {
+		return "prepared (--prepared): range and point queries and deletes prepared on every SQL target; inserts literal text on MySQL and PostgreSQL"
+	}
+	return "the reference's: MySQL/MariaDB range and point queries and deletes as SQL text with the values written out; PostgreSQL queries prepared, deletes text; inserts literal text; SQLite prepared (no reference path)"
 }

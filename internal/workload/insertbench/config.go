@@ -2,9 +2,9 @@ package insertbench
 
 import (
 	"errors"
-
 	"fmt"
 	"github.com/dbperf/dbperf/internal/workload"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,10 +30,24 @@ type Config struct {
 	Data DataSpec
 	// Steps to run, in order. Default AllSteps.
 	Steps []string
-	// SettleWait is how long the settle step waits after its actions. Default 0.
+	// SettleWait, when positive, replaces the reference's wait rule (SettleRule): how long the
+	// settle step lasts from its start. Default 0: the rule.
 	SettleWait time.Duration
+	// SettleScale multiplies the reference's settle waits and pauses: 1 (the default) is the
+	// reference's; the CLI's small default run sets 0.01 explicitly and run.json records it.
+	SettleScale float64
 	// Seed of every random stream; each step, role and client gets its own stream from it.
 	Seed uint64
+	// FullChecks runs the full check (counts, index scans) after every step instead of a bounded
+	// sample between steps and the full check after the last one. Default false: the checks
+	// between steps must not load the caches the next step measures.
+	FullChecks bool
+	// Drop lets l.i0 replace tables of the benchmark's names that dbperf did not create.
+	// Default false: l.i0 refuses (no silent destruction); dbperf's own tables are replaced.
+	Drop bool
+	// Prepared sends range and point queries and deletes as prepared statements on every SQL
+	// target. Default false: the reference's statements (see StatementMode).
+	Prepared bool
 	// Retries of a failed statement before the step fails. Default 3.
 	Retries int
 	// Arrival is how the q steps' queries arrive: closed loop (the reference's: each querier
@@ -59,14 +73,15 @@ const (
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
 	return Config{
-		Clients:  2,
-		Rows:     10000,
-		L1Rows:   5000,
-		QSeconds: 3,
-		Data:     DataSpec{Min: 10, Max: 20, RandomPct: 50},
-		Steps:    AllSteps,
-		Retries:  3,
-		Now:      time.Now,
+		Clients:     2,
+		Rows:        10000,
+		L1Rows:      5000,
+		QSeconds:    3,
+		Data:        DataSpec{Min: 10, Max: 20, RandomPct: 50},
+		Steps:       AllSteps,
+		Retries:     3,
+		SettleScale: 1,
+		Now:         time.Now,
 	}
 }
 
@@ -79,6 +94,7 @@ const (
 	kindInsertDelete
 	kindSettle
 	kindQuery
+	kindCleanup
 )
 
 // stepInfo is what a step name means.
@@ -102,6 +118,8 @@ func parseStep(name string) (stepInfo, error) {
 		return stepInfo{kind: kindInsertDelete, batch: rowsPerStatementL2}, nil
 	case "settle":
 		return stepInfo{kind: kindSettle}, nil
+	case "cleanup":
+		return stepInfo{kind: kindCleanup}, nil
 	}
 	if strings.HasPrefix(name, "qr") || strings.HasPrefix(name, "qp") {
 		rate, err := strconv.Atoi(name[2:])
@@ -110,14 +128,14 @@ func parseStep(name string) (stepInfo, error) {
 			return stepInfo{kind: kindQuery, batch: rowsPerStatementQ, rate: float64(rate), pointOnly: name[1] == 'p'}, nil
 		}
 	}
-	return stepInfo{}, fmt.Errorf("unknown step %q: the steps are %s (q steps take any rate, e.g. qr2000)",
+	return stepInfo{}, fmt.Errorf("unknown step %q: the steps are %s (q steps take any rate, e.g. qr2000), and cleanup, which drops the tables dbperf created",
 		name, strings.Join(AllSteps, ","))
 }
 
 // NeedsData says what to do when the first step needs tables an earlier run loaded and the
 // database has none; empty when the run starts with l.i0.
 func (c *Config) NeedsData() string {
-	if len(c.Steps) == 0 || c.Steps[0] == "l.i0" {
+	if len(c.Steps) == 0 || c.Steps[0] == "l.i0" || c.Steps[0] == "cleanup" {
 		return ""
 	}
 	return fmt.Sprintf("run l.i0 first (e.g. --steps l.i0,%s)", c.Steps[0])
@@ -156,6 +174,12 @@ func (c *Config) Validate() error {
 		}
 		seen[s] = true
 	}
+	if c.SettleScale < 0 || c.SettleScale > 1 {
+		errs = append(errs, fmt.Errorf("--settle-scale must be in 0..1 (got %g): 1 is the reference's settle", c.SettleScale))
+	}
+	if c.SettleWait < 0 {
+		errs = append(errs, fmt.Errorf("--settle-wait must not be negative (got %s)", c.SettleWait))
+	}
 	if c.Retries < 0 {
 		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))
 	}
@@ -165,4 +189,20 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--rows must be at least %d with a shared table and %d clients", 2*rowsPerStatementL0, c.Clients))
 	}
 	return errors.Join(errs...)
+}
+
+// SettleRule is the reference's settle wait for rows loaded by l.i0 in all: 60 s plus 1 s per
+// million rows, at most 1200 s (iq.sh:48-49 and 110-111, with nr1 the total, ra.sh:12),
+// counted from the settle's start.
+func SettleRule(rows int64) time.Duration {
+	secs := min(1200, 60+float64(rows)/1e6)
+	return time.Duration(math.Round(secs)) * time.Second
+}
+
+// settleWait is the settle's length from its start: --settle-wait, or the rule scaled.
+func (c *Config) settleWait() time.Duration {
+	if c.SettleWait > 0 {
+		return c.SettleWait
+	}
+	return time.Duration(float64(SettleRule(c.Rows*int64(c.Clients))) * c.SettleScale)
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const stepList = "l.i0,l.x,l.i1,l.i2,settle,qr100,qp100,qr500,qp500,qr1000,qp1000"
@@ -181,5 +182,33 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 	}
 	if got := b.tableNames(); !slices.Equal(got, []string{"pi1"}) || b.tables[0].producers != 3 {
 		t.Fatalf("shared: tables = %v, producers %d", got, b.tables[0].producers)
+	}
+}
+
+// The settle's length is the reference's rule (iq.sh:48-49): 60 s + 1 s per million rows loaded
+// in all, at most 1200 s, scaled only by SettleScale, or --settle-wait instead.
+func TestSettleRule(t *testing.T) {
+	for rows, want := range map[int64]time.Duration{0: 60 * time.Second, 20_000: 60 * time.Second, 16_000_000: 76 * time.Second,
+		800_000_000: 860 * time.Second, 5_000_000_000: 1200 * time.Second} {
+		if got := SettleRule(rows); got != want {
+			t.Errorf("SettleRule(%d) = %s, want %s", rows, got, want)
+		}
+	}
+	c := DefaultConfig()
+	c.Clients, c.Rows = 8, 20_000_000 // 160M rows: 220 s
+	if got := c.settleWait(); got != 220*time.Second {
+		t.Errorf("settleWait = %s, want 220s", got)
+	}
+	c.SettleScale = 0.01
+	if got := c.settleWait(); got != 2200*time.Millisecond {
+		t.Errorf("settleWait scaled by 0.01 = %s, want 2.2s", got)
+	}
+	c.SettleWait = 5 * time.Second
+	if got := c.settleWait(); got != 5*time.Second {
+		t.Errorf("settleWait with --settle-wait 5s = %s", got)
+	}
+	c.SettleScale = 2
+	if c.Validate() == nil {
+		t.Errorf("--settle-scale 2 accepted")
 	}
 }

@@ -1,6 +1,9 @@
 package insertbench
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Row is one row of the Insert Benchmark's table.
 type Row struct {
@@ -81,8 +84,9 @@ type Store interface {
 type Conn interface {
 	// Insert inserts rows (ascending ids) in one statement and commits.
 	Insert(ctx context.Context, table string, rows []Row) error
-	// DeleteOldest deletes the rows with from <= transactionid < to, in primary key order, in one
-	// statement, commits, and returns how many rows it deleted.
+	// DeleteOldest deletes the to-from oldest rows from transactionid from on, in primary key
+	// order, in one statement, commits, and returns how many rows it deleted. The reference's
+	// statement has no upper bound; a store may add "transactionid < to" (a shared table).
 	DeleteOldest(ctx context.Context, table string, from, to int64) (int64, error)
 	// RangeQuery runs the covering range query of index idx from x (">" for registersegment,
 	// ">=" otherwise), LIMIT RowsPerQuery, appending rows to out.
@@ -103,7 +107,34 @@ type TableStats struct {
 }
 
 // Settler is an optional ability: bring the DBMS to a steady state after the load steps
-// (Postgres vacuum + checkpoint, LSM flush + compaction, ...). It returns what it did.
+// (Postgres vacuum + checkpoint, LSM flush + compaction, ...) and wait until until (the
+// reference's wait, counted from the settle's start; settings changed for the settle stay
+// changed until then), scaling the reference's fixed pauses by scale. It returns what it did.
 type Settler interface {
-	Settle(ctx context.Context, tables []string) (string, error)
+	Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error)
+}
+
+// StepStarter is an optional ability: what the reference's driver does before every step
+// (MySQL: RESET MASTER when the binlog is on, np.sh:65). It returns what it did, or "".
+type StepStarter interface {
+	BeforeStep(ctx context.Context) string
+}
+
+// StatementMode is an optional ability of SQL stores: how statements are sent. By default the
+// reference's way (Prepared false): on MySQL range queries, point queries and deletes are SQL
+// text with the values written out, as iibench.py sends them (ibp:1043-1049, 1178-1180); on
+// PostgreSQL queries are prepared (np.sh:285-288 --use_prepared_query) and deletes text
+// (ibp:1181-1183, 1342-1344). Prepared true prepares every query and delete. SharedTable keeps an
+// upper bound on deletes, so that the deleters of one table never reach each other's rows.
+type StatementMode interface {
+	SetStatementMode(prepared, sharedTable bool)
+}
+
+// TableGuard is an optional ability of stores that can tell their own tables from another's:
+// ForeignTables lists which of the tables exist without dbperf's mark (l.i0 replaces those only
+// with --drop), and DropTables removes the tables dbperf created (the cleanup step), leaving
+// another's alone and listing them.
+type TableGuard interface {
+	ForeignTables(ctx context.Context, tables []string) ([]string, error)
+	DropTables(ctx context.Context, tables []string) (dropped, kept []string, err error)
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/kvdriver"
@@ -41,7 +42,7 @@ func Bind(t driver.Target) (ib.Store, bool) {
 }
 
 // Settle implements insertbench.Settler: the engine's flush and compaction, if it has them.
-func (s *Store) Settle(ctx context.Context, tables []string) (string, error) {
+func (s *Store) Settle(ctx context.Context, tables []string, _ time.Time, _ float64) (string, error) {
 	return s.db.Settle(ctx, tables)
 }
 

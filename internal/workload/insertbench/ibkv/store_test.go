@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -217,7 +218,7 @@ func TestStoreEndToEnd(t *testing.T) {
 
 			if s, ok := st.(ib.Settler); ok && e.kind == "pebble" {
 				// Settle first so that CreateIndexes reads sstables, not the memtable.
-				desc, err := s.Settle(ctx, tables)
+				desc, err := s.Settle(ctx, tables, time.Time{}, 1)
 				if err != nil || desc == "" {
 					t.Fatalf("Settle = %q, %v", desc, err)
 				}
@@ -278,7 +279,7 @@ func TestStoreEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			if s, ok := st.(ib.Settler); ok {
-				if _, err := s.Settle(ctx, tables); err != nil {
+				if _, err := s.Settle(ctx, tables, time.Time{}, 1); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -335,7 +336,7 @@ func TestStoreEndToEnd(t *testing.T) {
 			checkStats(t, st, "pi1", m1, true)
 
 			if s, ok := st.(ib.Settler); ok {
-				desc, err := s.Settle(ctx, tables)
+				desc, err := s.Settle(ctx, tables, time.Time{}, 1)
 				if err != nil || desc == "" {
 					t.Fatalf("Settle = %q, %v", desc, err)
 				}

@@ -124,7 +124,7 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 		if err := p.CreateIndexes(ctx, table); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := p.Settle(ctx, []string{table}); err != nil {
+		if _, err := p.Settle(ctx, []string{table}, time.Time{}, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

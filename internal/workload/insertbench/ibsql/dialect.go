@@ -34,7 +34,17 @@ type dialect struct {
 	// dateTimeText: dateandtime is a DATETIME read back as 'YYYY-MM-DD HH:MM:SS' (UTC), not
 	// unix seconds.
 	dateTimeText bool
+	// markTable marks a table as dbperf's (format with the table name), so that a later l.i0
+	// replaces it without --drop and cleanup removes it, while another's table of the same name
+	// is left alone; empty where the DBMS has no table comments (SQLite).
+	markTable string
+	// foreignTables lists which of the given tables exist without dbperf's mark (placeholder 1:
+	// the names, an array on PostgreSQL; MySQL's takes them as a formatted IN list).
+	foreignTables string
 }
+
+// tableMark is the comment dbperf gives the tables it creates.
+const tableMark = "created by dbperf"
 
 // indexForm is how a dialect creates the three secondary indexes of a table.
 type indexForm int
@@ -46,7 +56,10 @@ const (
 )
 
 var postgres = dialect{
-	Dialect: sqldriver.PostgresDialect,
+	Dialect:   sqldriver.PostgresDialect,
+	markTable: "COMMENT ON TABLE %s IS '" + tableMark + "'",
+	foreignTables: "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = current_schema()::regnamespace " +
+		"AND c.relname = ANY($1) AND coalesce(obj_description(c.oid, 'pg_class'), '') <> '" + tableMark + "' ORDER BY 1",
 	createTable: `CREATE TABLE %s (
   transactionid bigserial PRIMARY KEY,
   dateandtime timestamp without time zone,
@@ -90,6 +103,8 @@ func mysqlDialect(engine string, rocksDB bool) dialect {
   price int NOT NULL,
   data varchar(4000),
   PRIMARY KEY (transactionid)) ENGINE=` + engine,
+		markTable:     "ALTER TABLE %s COMMENT = '" + tableMark + "'",
+		foreignTables: "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (%s) AND table_comment <> '" + tableMark + "' ORDER BY 1",
 		indexHint:     "FORCE INDEX (%[2]s)",
 		indexDDL:      form,
 		deleteLimit:   true,
@@ -101,7 +116,11 @@ func mysqlDialect(engine string, rocksDB bool) dialect {
 // recreateTable is the DDL that drops a table if it exists and creates it with only its
 // primary key.
 func (d dialect) recreateTable(t string) []string {
-	return []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf(d.createTable, t)}
+	q := []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf(d.createTable, t)}
+	if d.markTable != "" {
+		q = append(q, fmt.Sprintf(d.markTable, t))
+	}
+	return q
 }
 
 // execer runs one statement; each driver's connection provides one.
@@ -259,4 +278,50 @@ func appendQuoted(b, s []byte) []byte {
 		b = append(b, c)
 	}
 	return b
+}
+
+// The reference's text statements with the values written out (iibench.py's MySQL forms:
+// generate_pdc_query_mysql_pg ibp:588-598, generate_market_query_mysql_pg ibp:645-655,
+// generate_register_query_mysql_pg ibp:702-712, generate_pk_query_mysql_pg ibp:745-748, deletes
+// ibp:1178-1183), byte for byte except the table name; the index hint only where the dialect
+// has one (the reference leaves two spaces without it).
+
+func (d dialect) rangeQueryText(b []byte, t string, idx ib.Index, x int64) []byte {
+	hint := ""
+	if d.indexHint != "" {
+		hint = fmt.Sprintf(d.indexHint, t, indexName(t, idx))
+	}
+	switch idx {
+	case ib.PDC:
+		b = fmt.Appendf(b, "SELECT price,dateandtime,customerid FROM %s %s WHERE (price >= %d) ORDER BY price, dateandtime, customerid LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	case ib.MarketSegment:
+		b = fmt.Appendf(b, "SELECT productid, customerid, price FROM %s %s WHERE (productid >= %d) ORDER BY productid, customerid, price LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	default:
+		b = fmt.Appendf(b, "SELECT cashregisterid,customerid,price FROM %s %s WHERE (cashregisterid > %d) ORDER BY cashregisterid, customerid, price LIMIT %d", t, hint, x, ib.RowsPerQuery)
+	}
+	return b
+}
+
+func pointQueryText(b []byte, t string, ids []int64) []byte {
+	b = fmt.Appendf(b, "SELECT transactionid, productid, data FROM %s WHERE transactionid in (", t)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return append(b, ')')
+}
+
+// deleteOldestText is the reference's delete of the n oldest rows from from; bounded adds
+// "transactionid < from+n" for a table shared by several deleters (a dbperf addition).
+func (d dialect) deleteOldestText(b []byte, t string, from, n int64, bounded bool) []byte {
+	bound := ""
+	if bounded {
+		bound = fmt.Sprintf(" and transactionid < %d", from+n)
+	}
+	if d.deleteLimit {
+		return fmt.Appendf(b, "delete from %s where transactionid >= %d%s order by transactionid asc limit %d", t, from, bound, n)
+	}
+	return fmt.Appendf(b, "delete from %s where transactionid in (select transactionid from %s where transactionid >= %d%s order by transactionid asc limit %d)", t, t, from, bound, n)
 }

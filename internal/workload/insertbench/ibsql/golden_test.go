@@ -34,8 +34,12 @@ var goldenDialects = []goldenDialect{
 func statements(g goldenDialect, t string) []byte {
 	var b bytes.Buffer
 	put := func(what, q string) { fmt.Fprintf(&b, "-- %s\n%s;\n\n", what, q) }
-	for i, q := range g.d.recreateTable(t) {
-		put(fmt.Sprintf("create tables (%d of 2)", i+1), q)
+	qs := g.d.recreateTable(t)
+	for i, q := range qs {
+		put(fmt.Sprintf("create tables (%d of %d)", i+1, len(qs)), q)
+	}
+	if g.d.foreignTables != "" {
+		put("tables of the same names not created by dbperf", g.d.foreignTables)
 	}
 	if g.d.indexDDL == createEach {
 		for idx := range ib.NumIndexes {
@@ -55,11 +59,21 @@ func statements(g goldenDialect, t string) []byte {
 	} else {
 		put("insert (bound, 2 rows)", g.d.insert(t, 2))
 	}
-	put("delete oldest (from, to, limit)", g.d.deleteOldest(t))
-	for idx := range ib.NumIndexes {
-		put("range query "+idx.String(), g.d.rangeQuery(t, idx))
+	if g.d.Name != "sqlite" { // the reference's text forms, sent by default
+		put("delete oldest, the reference's text (from 101, 50 rows)", string(g.d.deleteOldestText(nil, t, 101, 50, false)))
+		put("delete oldest, text, shared table (from 101, 50 rows)", string(g.d.deleteOldestText(nil, t, 101, 50, true)))
 	}
-	put("point query (3 ids)", g.d.pointQuery(t, 3))
+	if g.d.deleteLimit {
+		for idx := range ib.NumIndexes {
+			put("range query "+idx.String()+", the reference's text (from 7)", string(g.d.rangeQueryText(nil, t, idx, 7)))
+		}
+		put("point query, the reference's text (3 ids)", string(pointQueryText(nil, t, []int64{3, 1, 2})))
+	}
+	put("delete oldest, prepared (from, to, limit)", g.d.deleteOldest(t))
+	for idx := range ib.NumIndexes {
+		put("range query "+idx.String()+", prepared", g.d.rangeQuery(t, idx))
+	}
+	put("point query, prepared (3 ids)", g.d.pointQuery(t, 3))
 	put("stats", g.d.tableStats(t))
 	for _, q := range g.checks {
 		put("stats: indexes", q)

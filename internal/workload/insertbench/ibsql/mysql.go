@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -15,11 +16,20 @@ import (
 type myStore struct {
 	t *sqldriver.MySQL
 	d dialect
+	// prepared and bounded: see insertbench.StatementMode.
+	prepared, bounded bool
+}
+
+// SetStatementMode implements insertbench.StatementMode.
+func (m *myStore) SetStatementMode(prepared, sharedTable bool) {
+	m.prepared, m.bounded = prepared, sharedTable
 }
 
 var (
-	_ ib.Store   = (*myStore)(nil)
-	_ ib.Settler = (*myStore)(nil)
+	_ ib.Store         = (*myStore)(nil)
+	_ ib.Settler       = (*myStore)(nil)
+	_ ib.StepStarter   = (*myStore)(nil)
+	_ ib.StatementMode = (*myStore)(nil)
 )
 
 func newMyStore(t *sqldriver.MySQL) *myStore {
@@ -56,10 +66,13 @@ func (m *myStore) CreateIndexes(ctx context.Context, table string) error {
 	return nil
 }
 
-// Settle implements insertbench.Settler: the driver's ANALYZE TABLE and InnoDB or MyRocks flush.
-func (m *myStore) Settle(ctx context.Context, tables []string) (string, error) {
-	return m.t.Settle(ctx, tables)
+// Settle implements insertbench.Settler: the driver's settle as the reference's vac_my.
+func (m *myStore) Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error) {
+	return m.t.Settle(ctx, tables, sqldriver.SettleOptions{Until: until, Scale: scale})
 }
+
+// BeforeStep implements insertbench.StepStarter: RESET MASTER when the binlog is on (np.sh:65).
+func (m *myStore) BeforeStep(ctx context.Context) string { return m.t.ResetBinlog(ctx) }
 
 // Stats implements insertbench.Store. Each index's entries are counted by reading that index (FORCE
 // INDEX, and a condition on its leading column that every entry meets so that the server reads
@@ -149,12 +162,13 @@ func (m *myStore) explainKey(ctx context.Context, q string) (string, string, err
 	return key, plan.String(), rows.Err()
 }
 
-// Connect implements insertbench.Store: a dedicated connection with its own prepared statements
-// for queries and deletes; inserts are literal text, unprepared.
+// Connect implements insertbench.Store: a dedicated connection sending the reference's SQL text
+// (or, with --prepared, its own prepared statements for queries and deletes); inserts are
+// literal text, unprepared, either way.
 func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) {
 	c, err := m.t.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
+	return &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: m.prepared, bounded: m.bounded}, nil
 }

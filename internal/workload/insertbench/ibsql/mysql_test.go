@@ -214,8 +214,8 @@ func testMySQLStore(t *testing.T, engine string) {
 	if d, err := conn.DeleteOldest(ctx, table, 1, 101); err != nil || d != 100 {
 		t.Errorf("DeleteOldest(1, 101) = %d, %v; want 100", d, err)
 	}
-	if d, err := conn.DeleteOldest(ctx, table, 1, 151); err != nil || d != 50 {
-		t.Errorf("DeleteOldest(1, 151) after 100 = %d, %v; want 50", d, err)
+	if d, err := conn.DeleteOldest(ctx, table, 101, 151); err != nil || d != 50 {
+		t.Errorf("DeleteOldest(101, 151) after 100 = %d, %v; want 50", d, err)
 	}
 	st, err = m.Stats(ctx, table)
 	if err != nil {
@@ -225,27 +225,43 @@ func testMySQLStore(t *testing.T, engine string) {
 		t.Errorf("stats after deletes: %+v", st)
 	}
 
-	globals := func() (v [3]float64) {
-		if err := m.t.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm, @@GLOBAL.innodb_io_capacity").Scan(&v[0], &v[1], &v[2]); err != nil {
+	globals := func() (v [2]float64) {
+		if err := m.t.DB().QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").Scan(&v[0], &v[1]); err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
 	before := globals()
-	desc, err := m.Settle(ctx, []string{table})
+	// During the wait the reference's settings hold (iq.sh:136-139); after it they are restored.
+	var during [2]float64
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		time.Sleep(300 * time.Millisecond)
+		during = globals()
+	}()
+	desc, err := m.Settle(ctx, []string{table}, time.Now().Add(time.Second), 0.01)
+	<-watched
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDesc := "innodb flushed"
+	wantDesc := []string{"innodb_max_dirty_pages_pct_lwm=1, innodb_max_dirty_pages_pct=1", "then restored"}
 	if engine == "rocksdb" {
-		wantDesc = "rocksdb memtable flush and L0 compaction"
+		wantDesc = []string{"rocksdb_force_flush_memtable_now", "rocksdb_compact_lzero_now"}
+		if strings.Contains(desc, "_and_lzero_now = ") || strings.Contains(desc, "used rocksdb_force_flush_memtable_and_lzero_now") {
+			t.Errorf("Settle used the unsafe variable: %q", desc)
+		}
+	} else if engine == "innodb" && during != [2]float64{1, 1} {
+		t.Errorf("innodb_max_dirty_pages_pct, _lwm during the settle's wait = %v, want 1, 1 (iq.sh:136-137)", during)
 	}
-	if !strings.Contains(desc, "analyze table of 1 tables") || !strings.Contains(desc, wantDesc) {
-		t.Errorf("Settle: %q, want analyze and %q", desc, wantDesc)
+	for _, w := range append(wantDesc, "analyze table of 1 tables in parallel") {
+		if !strings.Contains(desc, w) {
+			t.Errorf("Settle: %q, want %q", desc, w)
+		}
 	}
 	t.Logf("settle: %s", desc)
 	if after := globals(); after != before {
-		t.Errorf("innodb_max_dirty_pages_pct, _lwm, innodb_io_capacity = %v after Settle, want them restored to %v", after, before)
+		t.Errorf("innodb_max_dirty_pages_pct, _lwm = %v after Settle, want them restored to %v", after, before)
 	}
 
 	// A missing index is a problem, not an error.

@@ -15,16 +15,27 @@ import (
 
 // pgStore is the Insert Benchmark on PostgreSQL: DDL and checks on the target's admin
 // connection, a connection of its own for each client role and each index build.
-type pgStore struct{ t *sqldriver.Postgres }
+type pgStore struct {
+	t *sqldriver.Postgres
+	// prepared and bounded: see insertbench.StatementMode.
+	prepared, bounded bool
+}
+
+// SetStatementMode implements insertbench.StatementMode: queries are prepared either way (the
+// reference's PostgreSQL path, np.sh:285-288); deletes are text unless prepared.
+func (p *pgStore) SetStatementMode(prepared, sharedTable bool) {
+	p.prepared, p.bounded = prepared, sharedTable
+}
 
 var (
-	_ ib.Store   = (*pgStore)(nil)
-	_ ib.Settler = (*pgStore)(nil)
+	_ ib.Store         = (*pgStore)(nil)
+	_ ib.Settler       = (*pgStore)(nil)
+	_ ib.StatementMode = (*pgStore)(nil)
 )
 
-// Settle implements insertbench.Settler: the driver's vacuum and checkpoint.
-func (p *pgStore) Settle(ctx context.Context, tables []string) (string, error) {
-	return p.t.Settle(ctx, tables)
+// Settle implements insertbench.Settler: the driver's parallel vacuum, checkpoint and wait.
+func (p *pgStore) Settle(ctx context.Context, tables []string, until time.Time, scale float64) (string, error) {
+	return p.t.Settle(ctx, tables, sqldriver.SettleOptions{Until: until, Scale: scale})
 }
 
 // CreateTables implements insertbench.Store.
@@ -110,7 +121,8 @@ func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery)}, nil
+	return &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
+		preparedDelete: p.prepared, bounded: p.bounded}, nil
 }
 
 type pgConn struct {
@@ -122,6 +134,9 @@ type pgConn struct {
 	param  []byte   // text of the query parameters, reused
 	ends   []int    // where each parameter's text ends in param
 	params [][]byte // slices of param, one per parameter
+	// preparedDelete: deletes prepared (--prepared) rather than the reference's text; bounded:
+	// deletes keep an upper bound (shared table).
+	preparedDelete, bounded bool
 }
 
 func (c *pgConn) table(t string) *tableSQL {
@@ -145,6 +160,11 @@ func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 }
 
 func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	if !c.preparedDelete { // no arguments: pgx sends it with the simple protocol, as psycopg2 does
+		c.buf = postgres.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
+		tag, err := c.c.Exec(ctx, string(c.buf))
+		return tag.RowsAffected(), err
+	}
 	tag, err := c.c.Exec(ctx, c.table(t).deleteOldest, from, to, to-from)
 	return tag.RowsAffected(), err
 }

@@ -51,8 +51,11 @@ type sqlConn struct {
 	stmts map[string]*sql.Stmt
 	sql   map[string]*tableSQL
 	args  []any
-	buf   []byte       // the last literal INSERT's text, reused
-	raw   sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
+	buf   []byte // the last literal statement's text, reused
+	// prepared: queries and deletes as prepared statements (--prepared) instead of the
+	// reference's text; bounded: deletes keep an upper bound (shared table).
+	prepared, bounded bool
+	raw               sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
 }
 
 func (c *sqlConn) table(t string) *tableSQL {
@@ -100,6 +103,14 @@ func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 }
 
 func (c *sqlConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	if !c.prepared {
+		c.buf = c.d.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
+		res, err := c.c.ExecContext(ctx, string(c.buf))
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
 	st, err := c.stmt(ctx, c.table(t).deleteOldest)
 	if err != nil {
 		return 0, err
@@ -112,11 +123,18 @@ func (c *sqlConn) DeleteOldest(ctx context.Context, t string, from, to int64) (i
 }
 
 func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
-	st, err := c.stmt(ctx, c.table(t).rangeQuery[idx])
-	if err != nil {
-		return out, err
+	var rows *sql.Rows
+	var err error
+	if c.prepared {
+		var st *sql.Stmt
+		if st, err = c.stmt(ctx, c.table(t).rangeQuery[idx]); err != nil {
+			return out, err
+		}
+		rows, err = st.QueryContext(ctx, x)
+	} else {
+		c.buf = c.d.rangeQueryText(c.buf[:0], t, idx, x)
+		rows, err = c.c.QueryContext(ctx, string(c.buf))
 	}
-	rows, err := st.QueryContext(ctx, x)
 	if err != nil {
 		return out, err
 	}
@@ -140,15 +158,22 @@ func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int6
 }
 
 func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
-	st, err := c.stmt(ctx, c.table(t).pointSQL(c.d, t, len(ids)))
-	if err != nil {
-		return out, err
+	var rows *sql.Rows
+	var err error
+	if c.prepared {
+		var st *sql.Stmt
+		if st, err = c.stmt(ctx, c.table(t).pointSQL(c.d, t, len(ids))); err != nil {
+			return out, err
+		}
+		c.args = c.args[:0]
+		for _, id := range ids {
+			c.args = append(c.args, id)
+		}
+		rows, err = st.QueryContext(ctx, c.args...)
+	} else {
+		c.buf = pointQueryText(c.buf[:0], t, ids)
+		rows, err = c.c.QueryContext(ctx, string(c.buf))
 	}
-	c.args = c.args[:0]
-	for _, id := range ids {
-		c.args = append(c.args, id)
-	}
-	rows, err := st.QueryContext(ctx, c.args...)
 	if err != nil {
 		return out, err
 	}

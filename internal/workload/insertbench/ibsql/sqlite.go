@@ -3,6 +3,7 @@ package ibsql
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -18,7 +19,7 @@ var (
 )
 
 // Settle implements insertbench.Settler: the driver's ANALYZE and WAL checkpoint.
-func (s *liteStore) Settle(ctx context.Context, tables []string) (string, error) {
+func (s *liteStore) Settle(ctx context.Context, tables []string, _ time.Time, _ float64) (string, error) {
 	return s.t.Settle(ctx, tables)
 }
 
@@ -70,5 +71,6 @@ func (s *liteStore) Connect(ctx context.Context) (ib.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlConn{c: c, d: sqlite, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}}, nil
+	// Prepared: the reference has no SQLite path, and SQLite parses in-process.
+	return &sqlConn{c: c, d: sqlite, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: true}, nil
 }

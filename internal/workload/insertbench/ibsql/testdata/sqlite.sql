@@ -23,19 +23,19 @@ CREATE INDEX pi1_pdc ON pi1 (price, dateandtime, customerid);
 -- insert (bound, 2 rows)
 INSERT INTO pi1 (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES (?,?,?,?,?,?,?),(?,?,?,?,?,?,?);
 
--- delete oldest (from, to, limit)
+-- delete oldest, prepared (from, to, limit)
 DELETE FROM pi1 WHERE transactionid IN (SELECT transactionid FROM pi1 WHERE transactionid >= ? AND transactionid < ? ORDER BY transactionid LIMIT ?);
 
--- range query marketsegment
+-- range query marketsegment, prepared
 SELECT productid, customerid, price FROM pi1 WHERE productid >= ? ORDER BY productid, customerid, price LIMIT 10;
 
--- range query registersegment
+-- range query registersegment, prepared
 SELECT cashregisterid, customerid, price FROM pi1 WHERE cashregisterid > ? ORDER BY cashregisterid, customerid, price LIMIT 10;
 
--- range query pdc
+-- range query pdc, prepared
 SELECT price, dateandtime, customerid FROM pi1 WHERE price >= ? ORDER BY price, dateandtime, customerid LIMIT 10;
 
--- point query (3 ids)
+-- point query, prepared (3 ids)
 SELECT transactionid, productid, data FROM pi1 WHERE transactionid IN (?, ?, ?);
 
 -- stats
