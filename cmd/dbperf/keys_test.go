@@ -48,9 +48,12 @@ func keyPaths(v any, prefix string, out map[string]bool) {
 }
 
 // TestSummaryKeysUnchanged runs the Insert Benchmark's whole step list at a tiny size and
-// compares the keys of every step's summary.json with testdata/summary-keys.txt, which the
-// dbperf of commit 2057f8e (before the core was reshaped for every workload) wrote for the same
-// command: reshaping the core must not change what the Insert Benchmark writes.
+// compares the keys of every step's summary.json with testdata/summary-keys.txt: what the
+// Insert Benchmark writes must not change by accident. History: the keys were those of commit
+// 2057f8e (before the core was reshaped for every workload) through the reshape; the Insert
+// Benchmark's fidelity work then added, on purpose, workload.check (what each step's check
+// covered), workload.delete_queue_wait_{avg,max}_ms (deletes are timed from their send, as the
+// reference's) and l.x's 100-row insert (the reference's l.x inserts first).
 func TestSummaryKeysUnchanged(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
