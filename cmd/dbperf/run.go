@@ -32,6 +32,7 @@ func runCmd() *cobra.Command {
 		Short: "Run a workload against a target into a new run directory",
 	}
 	c.AddCommand(runInsertCmd())
+	c.AddCommand(runKVCmd())
 	return c
 }
 

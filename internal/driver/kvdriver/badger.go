@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	badger "github.com/dgraph-io/badger/v4"
@@ -183,8 +184,10 @@ func (b *badgerEngine) Settings() map[string]any {
 
 func (b *badgerEngine) Close() error { return b.db.Close() }
 
-// badgerFiles sums the sizes of Badger's files by kind: tables (.sst), value log (.vlog) and
-// memtable logs (.mem). Badger's own Size() is refreshed only once a minute.
+// badgerFiles sums the disk space of Badger's files by kind: tables (.sst), value log (.vlog) and
+// memtable logs (.mem). Badger's own Size() is refreshed only once a minute, and its value log
+// and memtable files are preallocated sparse files, so their length says nothing: the blocks
+// allocated are counted.
 func (b *badgerEngine) badgerFiles() (sst, vlog, mem int64, err error) {
 	entries, err := os.ReadDir(b.opts.Dir)
 	if err != nil {
@@ -195,13 +198,17 @@ func (b *badgerEngine) badgerFiles() (sst, vlog, mem int64, err error) {
 		if err != nil {
 			continue // removed by a compaction meanwhile
 		}
+		size := fi.Size()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			size = min(size, st.Blocks*512)
+		}
 		switch filepath.Ext(e.Name()) {
 		case ".sst":
-			sst += fi.Size()
+			sst += size
 		case ".vlog":
-			vlog += fi.Size()
+			vlog += size
 		case ".mem":
-			mem += fi.Size()
+			mem += size
 		}
 	}
 	return sst, vlog, mem, nil

@@ -167,17 +167,21 @@ func (e *sqliteEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, e
 		if err := rows.Scan(&k, &v); err != nil {
 			return found, err
 		}
-		for i := range keys {
+		for i := range keys { // a key drawn twice in a batch is one row, found for both
 			if string(keys[i]) == string(k) {
 				fn(i, v)
+				found++
 			}
 		}
-		found++
 	}
 	return found, rows.Err()
 }
 
+// Scan binds a nil lower bound as the empty key: SQL's NULL would compare as unknown.
 func (e *sqliteEngine) Scan(lower, upper []byte, fn func(k, v []byte) bool) error {
+	if lower == nil {
+		lower = []byte{}
+	}
 	if upper == nil {
 		return e.scan(fn, "SELECT k, v FROM kv WHERE k >= ? ORDER BY k", lower)
 	}
@@ -207,6 +211,9 @@ func (e *sqliteEngine) scan(fn func(k, v []byte) bool, query string, args ...any
 }
 
 func (e *sqliteEngine) DropRange(lower, upper []byte) error {
+	if lower == nil {
+		lower = []byte{}
+	}
 	if upper == nil {
 		_, err := e.db.Exec("DELETE FROM kv WHERE k >= ?", lower)
 		return err
