@@ -126,6 +126,11 @@ func (z *zipfian) next(rng *rand.Rand) uint64 {
 	if !z.scramble {
 		return r
 	}
+	return z.keyOfRank(r)
+}
+
+// keyOfRank is the permutation of ranks onto keys: (r*mult + add) mod n, mult coprime with n.
+func (z *zipfian) keyOfRank(r uint64) uint64 {
 	hi, lo := bits.Mul64(r, z.mult)
 	_, rem := bits.Div64(hi%z.n, lo, z.n)
 	return (rem + z.add) % z.n
