@@ -349,7 +349,9 @@ func (st *stepState) overwriteAndWait() error {
 			select {
 			case <-done:
 				st.mu.Lock()
-				st.writesEnd = time.Now()
+				if st.writesEnd.IsZero() { // asked again after its one wait: not a new end
+					st.writesEnd = time.Now()
+				}
 				st.mu.Unlock()
 				return true
 			case <-ctx.Done():
