@@ -46,12 +46,17 @@ type client struct {
 	puts, putBytes    int64
 	bad               int64
 	firstBad          string
+	// valueSize is set by onValue, made once per client: a closure made per Get would be
+	// allocated per read (it escapes through the Engine interface).
+	valueSize int
+	onValue   func(v []byte)
 }
 
 func (st *stepState) newClient(i int) *client {
 	c := &client{rng: rand.New(rand.NewPCG(st.b.cfg.Seed, stepSeed(st.name, i))),
 		vals: values{buf: st.b.vals, size: st.b.cfg.ValueSize}}
 	c.vals.pos = (i * 7919 * st.b.cfg.ValueSize) % len(st.b.vals)
+	c.onValue = func(v []byte) { c.valueSize = len(v) }
 	return c
 }
 
@@ -187,15 +192,14 @@ func (st *stepState) getOp(c *client) runner.DoFunc {
 		if attempt == 0 {
 			st.setKey(c, st.randomKey(c))
 		}
-		var size int
-		found, err := st.db.Get(c.key, func(v []byte) { size = len(v) })
+		found, err := st.db.Get(c.key, c.onValue)
 		if err != nil {
 			return 0, err
 		}
 		c.ops++
 		if found {
 			c.found++
-			c.bytes += int64(len(c.key) + size)
+			c.bytes += int64(len(c.key) + c.valueSize)
 		}
 		return 1, nil
 	})
