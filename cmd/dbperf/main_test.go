@@ -67,7 +67,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown step", []string{"--steps", "l.i0,l.i7"}, `unknown step "l.i7": the steps are l.i0,l.x,l.i1,l.i2,settle,qr100`},
 		{"unknown flag", []string{"--rowz", "5"}, "unknown flag: --rowz (see 'dbperf run insert --help')"},
 		{"bad number", []string{"--clients", "0", "--rows", "-1"}, "--clients must be at least 1 (got 0)\n--rows must be at least 1 (got -1)"},
-		{"unknown target", []string{"--target", "mongo:/x"}, `unknown target "mongo:/x": give one of bbolt[:FILE], `},
+		{"unknown target", []string{"--target", "mongo:/x"}, `unknown target "mongo:/x": give one of badger[:DIR], bbolt[:FILE], `},
 		{"bad dsn", []string{"--target", "postgres://u:hunter2@127.0.0.1:notaport/db"}, "is not a valid"},
 		{"unreachable server", []string{"--target", "postgres://u:hunter2@127.0.0.1:1/db"}, "cannot connect to postgres at 127.0.0.1:1: connection refused; is the server running"},
 		{"bad tables", []string{"--tables", "some"}, "--tables must be per-client or shared"},

@@ -44,6 +44,7 @@ func runCmd() *cobra.Command {
 	}
 	c.AddCommand(runInsertCmd())
 	c.AddCommand(runLinkBenchCmd())
+	c.AddCommand(runKVCmd())
 	return c
 }
 

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/plan"
+	"github.com/dbperf/dbperf/internal/workload"
+	"github.com/dbperf/dbperf/internal/workload/kv"
+	"github.com/spf13/cobra"
+)
+
+func runKVCmd() *cobra.Command {
+	cfg := kv.DefaultConfig()
+	var (
+		targets  = []string{"pebble"}
+		steps    = cfg.Steps
+		out      string
+		seed     uint64
+		noVerify bool
+		cacheMB  int64
+		load     loadFlags
+	)
+	c := &cobra.Command{
+		Use:   "kv",
+		Short: "db_bench-style key-value steps: fillseq, revrange, readrandom, ... overwriteandwait",
+		Long: `RocksDB's benchmark.sh steps, in its order and with its semantics, on Pebble, RocksDB, Badger,
+bbolt and SQLite (a key-value table): fillseq (1 thread, key order, WAL off), revrange (the
+reference's compaction-drain step: 1 thread, seeks within the first 100 keys), readrandom,
+fwdrange, multireadrandom (batches of 10), overwritesome (keys/10 random puts), flush_mt_l0,
+revrangewhilewriting, fwdrangewhilewriting, readwhilewriting (one extra writer at --writer-mbps)
+and overwriteandwait. Each step reopens the engine. See docs/kv.md.
+
+Defaults are small so a run takes about a minute; the reference uses --keys 1000000
+--threads 16 --step-seconds 65 --drain-seconds 300. RocksDB needs a binary built with
+-tags rocksdb (README).`,
+		Example: `  dbperf run kv
+  dbperf run kv --target rocksdb:/data/r --keys 10000000 --value-size 400 --threads 8 --step-seconds 300
+  dbperf run kv --target pebble --target rocksdb --target badger --target bbolt --target sqlite --out runs/kv
+  dbperf run kv --steps fillseq,readwhilewriting --arrival poisson --rate 200000`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg.Steps = steps
+			cfg.CacheBytes = cacheMB << 20
+			if !c.Flags().Changed("seed") {
+				seed = randomSeed()
+			}
+			cfg.Seed = seed
+			var err error
+			if cfg.Arrival, err = load.parse(seed); err != nil {
+				return err
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			runs, err := plan.FromTargets(targets)
+			if err != nil {
+				return err
+			}
+			if out == "" && len(runs) == 1 {
+				out = defaultOut("kv-"+runs[0].Name, time.Now())
+			} else if out == "" {
+				out = defaultOut("kv", time.Now())
+			}
+			needsData := ""
+			if cfg.Steps[0] != kv.FillSeq {
+				needsData = "the first step " + cfg.Steps[0] + " reads keys that fillseq loads"
+			}
+			if err := preflight(runs, out, needsData); err != nil {
+				return err
+			}
+			bind := func(t driver.Target) (workload.Workload, error) { return kv.New(cfg, t) }
+			if len(runs) == 1 {
+				err = runOne(c, kv.Name, runs[0], out, seed, !noVerify, bind)
+				printKVRows(c.OutOrStdout(), out)
+				return err
+			}
+			err = runAll(c, kv.Name, runs, out, seed, !noVerify, bind)
+			for _, r := range runs {
+				printKVRows(c.OutOrStdout(), filepath.Join(out, r.Name))
+			}
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&targets, "target", targets, "engine (repeat for several): pebble[:DIR], rocksdb[:DIR], badger[:DIR], bbolt[:FILE], sqlite[:FILE]")
+	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated")
+	f.Int64Var(&cfg.Keys, "keys", cfg.Keys, "keys fillseq loads (db_bench --num)")
+	f.IntVar(&cfg.KeySize, "key-size", cfg.KeySize, "bytes per key: 8-byte key number padded with '0'")
+	f.IntVar(&cfg.ValueSize, "value-size", cfg.ValueSize, "bytes per value")
+	f.Float64Var(&cfg.CompressionRatio, "compression-ratio", cfg.CompressionRatio, "fraction of each value that is random (db_bench --compression_ratio)")
+	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "clients of the multi-threaded steps (reference 16)")
+	f.Float64Var(&cfg.StepSeconds, "step-seconds", cfg.StepSeconds, "length of each time-limited step (reference 65)")
+	f.Float64Var(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds, "length of revrange, the compaction-drain step (reference 300)")
+	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "how random steps pick keys: uniform or zipfian (YCSB's, constant 0.99)")
+	f.BoolVar(&cfg.Sync, "sync", cfg.Sync, "fsync the log at every write (reference: off)")
+	f.BoolVar(&cfg.DisableWAL, "disable-wal", cfg.DisableWAL, "write without a log on every write step (fillseq always does)")
+	f.Float64Var(&cfg.WriterMBps, "writer-mbps", cfg.WriterMBps, "the whilewriting steps' writer, MiB/s of key+value")
+	f.StringVar(&cfg.Setup, "setup", cfg.Setup, "engine setup: byrx (data fits in the engine's cache), byos (in the OS page cache only), iodir (lz4, O_DIRECT where supported)")
+	f.Int64Var(&cacheMB, "cache-mb", 0, "engine cache size in MiB (default: the setup's)")
+	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation before the step fails")
+	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
+	f.StringVar(&out, "out", "", "run directory (default runs/kv-NAME-DATE-TIME); with several targets, the directory of their run directories")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
+	load.add(f)
+	return c
+}
+
+// printKVRows prints a run's steps as the reference's summary rows, from its archive.
+func printKVRows(w io.Writer, dir string) {
+	meta, steps, err := archive.Read(dir)
+	if err != nil || len(steps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s (%s): the reference's summary row per step\n", meta.Name, meta.Target.Target)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(kv.ReferenceHeader, "\t"))
+	for _, r := range kv.ReferenceRows(meta, steps) {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbperf:", err)
+	}
+}

@@ -1,0 +1,57 @@
+package kv
+
+import (
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// The op types of the key-value steps. A multiget op is a batch: it counts multiGetBatch keys and
+// one latency sample, as db_bench's multireadrandom.
+var (
+	opPut      = measure.OpType{Name: "put", Unit: "keys", Abbrev: "w"}
+	opGet      = measure.OpType{Name: "get", Unit: "keys", Abbrev: "r"}
+	opMultiGet = measure.OpType{Name: "multiget", Unit: "keys", Abbrev: "m"}
+	opFwdRange = measure.OpType{Name: "fwdrange", Unit: "seeks", Abbrev: "f"}
+	opRevRange = measure.OpType{Name: "revrange", Unit: "seeks", Abbrev: "v"}
+	opMaintain = measure.OpType{Name: "maintain", Unit: "actions", Abbrev: "x"}
+	opWait     = measure.OpType{Name: "compaction_wait", Unit: "waits", Abbrev: "c"}
+)
+
+// Name is the workload's name in run.json and on the command line.
+const Name = "kv"
+
+func init() { archive.Declare(Name, Declaration()) }
+
+// Figures implements workload.Workload with Declaration.
+func (b *Bench) Figures() archive.Figures { return Declaration() }
+
+// Declaration is what the key-value benchmark declares to the archive and the reports: rates and
+// latencies per op type. The reference's engine columns (lsm_sz, w_amp, stall%, ...) are step
+// figures in summary.json's "workload" map, which `dbperf run kv` prints as the reference's row.
+func Declaration() archive.Figures {
+	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
+	col := func(name, op, stat string, better archive.Direction, compare bool) archive.Column {
+		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare}
+	}
+	return archive.Figures{
+		Ops: []measure.OpType{opPut, opGet, opMultiGet, opFwdRange, opRevRange, opMaintain, opWait},
+		Columns: []archive.Column{
+			col("w_ops", "put", archive.StatPerSec, hi, true),
+			col("r_ops", "get", archive.StatPerSec, hi, true),
+			col("m_ops", "multiget", archive.StatPerSec, hi, true),
+			col("f_ops", "fwdrange", archive.StatPerSec, hi, true),
+			col("v_ops", "revrange", archive.StatPerSec, hi, true),
+			col("w_p50", "put", archive.StatP50, lo, false),
+			col("w_p99", "put", archive.StatP99, lo, true),
+			col("w_max", "put", archive.StatMax, lo, false),
+			col("r_p50", "get", archive.StatP50, lo, true),
+			col("r_p99", "get", archive.StatP99, lo, true),
+			col("r_p99.9", "get", archive.StatP999, lo, true),
+			col("r_max", "get", archive.StatMax, lo, false),
+			col("m_p99", "multiget", archive.StatP99, lo, true),
+			col("f_p99", "fwdrange", archive.StatP99, lo, true),
+			col("v_p99", "revrange", archive.StatP99, lo, true),
+			col("c_max", "compaction_wait", archive.StatMax, lo, false),
+		},
+	}
+}

@@ -1,0 +1,105 @@
+package kv_test
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
+	_ "github.com/dbperf/dbperf/internal/driver/kvdriver"
+	_ "github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/workload"
+	"github.com/dbperf/dbperf/internal/workload/kv"
+)
+
+// notApplicable are the steps each engine cannot run as the reference means, and must say so.
+var notApplicable = map[string][]string{
+	"pebble":  {kv.MultiReadRandom},
+	"badger":  {kv.MultiReadRandom},
+	"bbolt":   {kv.MultiReadRandom, kv.FlushMTL0},
+	"sqlite":  nil,
+	"rocksdb": nil,
+}
+
+// TestEveryStepOnEveryEngine runs every step at tiny scale on every engine and checks the
+// archive: each step complete and checked, fillseq's count, exact hit ratios, and the steps an
+// engine cannot run reported as such. RocksDB runs when the test is built with -tags rocksdb.
+func TestEveryStepOnEveryEngine(t *testing.T) {
+	for _, kind := range []string{"pebble", "rocksdb", "badger", "bbolt", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			if kind == "rocksdb" && !withRocksDB {
+				t.Skip("built without -tags rocksdb")
+			}
+			dir := t.TempDir()
+			for _, arrival := range []workload.Arrival{{}, {Process: workload.Poisson, Rate: 2000, Seed: 1}} {
+				name := "closed"
+				if arrival.Open() {
+					name = "poisson"
+				}
+				cfg := kv.DefaultConfig()
+				cfg.Keys, cfg.Threads, cfg.StepSeconds, cfg.DrainSeconds = 2000, 2, 0.2, 0.2
+				cfg.Seed, cfg.Arrival = 7, arrival
+				cfg.Distribution = map[bool]string{false: "uniform", true: "zipfian"}[arrival.Open()]
+				runKV(t, kind+":"+filepath.Join(dir, name+"-db"), filepath.Join(dir, name), cfg)
+			}
+		})
+	}
+}
+
+func runKV(t *testing.T, target, out string, cfg kv.Config) {
+	spec, err := driver.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, err := kv.New(cfg, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := archive.Create(out, archive.Run{Name: filepath.Base(out), Workload: kv.Name, Target: tg.Info(context.Background()),
+		Settings: b.Settings(), Figures: b.Figures()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session.Session{Workload: b, Dir: d, Out: io.Discard, Verify: true}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatalf("run on %s: %v", target, err)
+	}
+	meta, steps, err := archive.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != len(kv.AllSteps) {
+		t.Fatalf("%d steps archived, want %d", len(steps), len(kv.AllSteps))
+	}
+	for i, st := range steps {
+		if st.Step != kv.AllSteps[i] || !st.Complete || !st.Verified {
+			t.Errorf("step %d: %s complete=%v verified=%v error=%q", i, st.Step, st.Complete, st.Verified, st.Error)
+		}
+		_, na := st.Workload["not_applicable"]
+		if want := slices.Contains(notApplicable[spec.Kind], st.Step); na != want {
+			t.Errorf("%s: not_applicable reported %v, want %v (%v)", st.Step, na, want, st.Workload["not_applicable"])
+		}
+		switch st.Step {
+		case kv.FillSeq:
+			if got := st.Ops["put"].Count; got != cfg.Keys {
+				t.Errorf("fillseq put %d keys, want %d", got, cfg.Keys)
+			}
+		case kv.ReadRandom, kv.ReadWhileWriting, kv.MultiReadRandom:
+			if !na && st.Workload["hit_ratio"] != 1.0 {
+				t.Errorf("%s hit ratio %v, want exactly 1", st.Step, st.Workload["hit_ratio"])
+			}
+		}
+	}
+	if rows := kv.ReferenceRows(meta, steps); len(rows) != len(steps) {
+		t.Errorf("%d reference rows for %d steps", len(rows), len(steps))
+	}
+}
