@@ -446,3 +446,22 @@ func TestReadStepsInOrder(t *testing.T) {
 		t.Fatalf("Read with a malformed summary: %v", err)
 	}
 }
+
+// TestColumnKey: a column with a Key reads a figure of the whole step from its workload map,
+// printed with its Format; one without a Format prints whole numbers.
+func TestColumnKey(t *testing.T) {
+	s := Step{Workload: map[string]any{"w_amp": 1.456, "note": "text"}}
+	c := Column{Name: "w_amp", Key: "w_amp", Format: "%.2f"}
+	if v, ok := c.Value(s); !ok || c.Print(v) != "1.46" {
+		t.Errorf("w_amp = %v, %v (%q)", v, ok, c.Print(v))
+	}
+	if _, ok := (Column{Key: "note"}).Value(s); ok {
+		t.Error("a text figure read as a number")
+	}
+	if _, ok := (Column{Key: "absent"}).Value(s); ok {
+		t.Error("an absent figure read")
+	}
+	if got := (Column{}).Print(2.6); got != "3" {
+		t.Errorf("default format: %q", got)
+	}
+}

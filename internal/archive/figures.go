@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/dbperf/dbperf/internal/measure"
@@ -66,7 +67,12 @@ const (
 
 // Column is one figure of an op type: a rate or a latency percentile.
 type Column struct {
-	Name    string    `json:"name"` // e.g. "ips", "q_p99"
+	Name string `json:"name"` // e.g. "ips", "q_p99"
+	// Key, if set, makes the column a figure of the step as a whole, read from summary.json's
+	// "workload" map (a key-value step's w_amp); Op and Stat are then unused.
+	Key string `json:"key,omitempty"`
+	// Format prints the figure (fmt verbs); "%.0f" when empty.
+	Format  string    `json:"format,omitempty"`
 	Op      string    `json:"op"`
 	Stat    string    `json:"stat"`
 	Better  Direction `json:"better"`
@@ -81,9 +87,21 @@ type Column struct {
 	Help string `json:"help,omitempty"`
 }
 
+// Print formats a value of the column.
+func (c Column) Print(v float64) string {
+	if c.Format == "" {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf(c.Format, v)
+}
+
 // Value reads the column's figure from a step; ok is false when the step lacks it (a latency
 // of an op that ran no statement).
 func (c Column) Value(s Step) (float64, bool) {
+	if c.Key != "" {
+		v, ok := s.Workload[c.Key].(float64)
+		return v, ok
+	}
 	o, found := s.Ops[c.Op]
 	if !found {
 		return 0, false

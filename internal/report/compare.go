@@ -55,7 +55,11 @@ var hostFigures = []figure{
 func compareFigures(runs []Run) []figure {
 	var figs []figure
 	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Compare }) {
-		figs = append(figs, figure{name: c.Name, format: "%.0f", better: c.Better, gated: c.Gated, value: c.Value})
+		format := c.Format
+		if format == "" {
+			format = "%.0f"
+		}
+		figs = append(figs, figure{name: c.Name, format: format, better: c.Better, gated: c.Gated, value: c.Value})
 	}
 	return append(append(figs, slaFigures(runs)...), hostFigures...)
 }

@@ -100,7 +100,7 @@ func SummaryColumns(runs []Run) []SummaryColumn {
 		cols = append(cols, SummaryColumn{Name: c.Name, Help: columnHelp(c), Better: c.Better, Compact: headline[c.Name],
 			cell: func(_ Run, s archive.Step) string {
 				if v, found := c.Value(s); found {
-					return fmt.Sprintf("%.0f", v)
+					return c.Print(v)
 				}
 				return "-"
 			}})

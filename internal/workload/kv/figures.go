@@ -31,7 +31,13 @@ func (b *Bench) Figures() archive.Figures { return Declaration() }
 func Declaration() archive.Figures {
 	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
 	col := func(name, op, stat string, better archive.Direction, compare bool) archive.Column {
-		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare}
+		// The compact summary shows the step's figures below and the p99 of puts and gets.
+		headline := name == "w_p99" || name == "r_p99"
+		return archive.Column{Name: name, Op: op, Stat: stat, Better: better, Summary: true, Compare: compare, Headline: headline}
+	}
+	// step is a figure of the step as a whole, from summary.json's workload map.
+	step := func(name, key, format string, better archive.Direction, help string) archive.Column {
+		return archive.Column{Name: name, Key: key, Format: format, Better: better, Summary: true, Compare: true, Help: help, Headline: true}
 	}
 	return archive.Figures{
 		Ops: []measure.OpType{opPut, opGet, opMultiGet, opFwdRange, opRevRange, opMaintain, opWait},
@@ -52,6 +58,10 @@ func Declaration() archive.Figures {
 			col("f_p99", "fwdrange", archive.StatP99, lo, true),
 			col("v_p99", "revrange", archive.StatP99, lo, true),
 			col("c_max", "compaction_wait", archive.StatMax, lo, false),
+			step("ops_sec", "ops_sec", "%.0f", hi, "the reference's ops_sec: the step's main operations a second, as db_bench counts them"),
+			step("lsm_bytes", colLSM, "%.0f", lo, "the LSM's (or the B-tree file's) size at the step's end, bytes"),
+			step("w_amp", colWAmp, "%.2f", lo, "write amplification: bytes written by flushes and compactions / bytes the step's writes ingested"),
+			step("stall_pct", colStallPct, "%.1f", lo, "time writes were held back by the engine, % of the step"),
 		},
 	}
 }
