@@ -181,7 +181,10 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 		var op measure.Op
 		var units int64
 		var err error
-		sent := time.Now()
+		var sent time.Time
+		if w.Service { // a clock read only where service time differs from response time
+			sent = time.Now()
+		}
 		for attempt := 0; ; attempt++ {
 			op, units, err = w.Do(ctx, attempt)
 			if err == nil {
