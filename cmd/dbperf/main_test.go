@@ -306,12 +306,16 @@ func TestPlan(t *testing.T) {
 	var meta struct {
 		Complete bool
 		Target   struct{ Settings map[string]any }
+		Host     struct{ Disk string }
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "runs/p/postgres-cached-by-os/run.json"))
 	// cached-by-os: a tenth of cached-by-dbms's cache, in PostgreSQL's 8kB pages.
 	wantBuffers := fmt.Sprintf("%d (8kB)", server.OSCacheSize*1024/8)
 	if err := json.Unmarshal(b, &meta); err != nil || !meta.Complete || meta.Target.Settings["shared_buffers"] != wantBuffers {
 		t.Errorf("postgres-cached-by-os/run.json: complete=%v shared_buffers=%v (%v)", meta.Complete, meta.Target.Settings["shared_buffers"], err)
+	}
+	if meta.Host.Disk == "" {
+		t.Errorf("postgres-cached-by-os/run.json names no disk: a server on this host has its data directory's")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs/p/bbolt/run.json")); err != nil {
 		t.Errorf("no bbolt run: %v", err)

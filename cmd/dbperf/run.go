@@ -285,11 +285,15 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		return err
 	}
 	info := t.Info(ctx)
+	mon := monitor.New(ctx, t)
+	mon.ClientBound = clientBound
 	dataPath := ""
 	if spec.Path != "" {
 		dataPath, _ = filepath.Abs(spec.Path)
 	} else if p, ok := info.Settings["path"].(string); ok {
 		dataPath = p
+	} else {
+		dataPath = mon.DataDir() // a server on this host: its data directory's disk
 	}
 	meta := archive.Run{
 		Name: filepath.Base(out), Workload: name, Command: redactArgs(os.Args),
@@ -302,8 +306,6 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf %s on %s (%s %s), seed %d, into %s\n", name, info.Target, info.Engine, info.Version, seed, out)
-	mon := monitor.New(ctx, t)
-	mon.ClientBound = clientBound
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
 	output.apply(s)
 	err = s.Run(ctx)

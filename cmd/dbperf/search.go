@@ -117,33 +117,6 @@ func addSearchFlags(f interface {
 	f.Uint64Var(&sf.seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 }
 
-// trialRecord is one trial in search.json.
-type trialRecord struct {
-	Rate     float64             `json:"rate"`
-	Step     string              `json:"step"`
-	Pass     bool                `json:"pass"`
-	Why      string              `json:"why"`
-	Achieved float64             `json:"achieved_per_sec"`
-	P50Us    float64             `json:"p50_us"`
-	P99Us    float64             `json:"p99_us"`
-	P999Us   float64             `json:"p999_us"`
-	Dropped  int64               `json:"dropped"`
-	SLAs     []measure.SLAResult `json:"slas"`
-}
-
-// searchRecord is search.json.
-type searchRecord struct {
-	Step     string        `json:"step"`
-	SLAs     []string      `json:"slas"`
-	Rule     string        `json:"rule"`
-	Config   search.Config `json:"config"`
-	Rate     float64       `json:"rate"`
-	FailRate float64       `json:"fail_rate"`
-	Bounded  bool          `json:"bounded"`
-	Reason   string        `json:"reason"`
-	Trials   []trialRecord `json:"trials"`
-}
-
 const searchRule = "every SLA met over the measured part, at least 95% of the offered rate completed, no arrival dropped, the step's gate held"
 
 func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.Target) (workload.Workload, error)) error {
@@ -199,19 +172,19 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 		}
 	}
 	info := t.Info(ctx)
+	mon := monitor.New(ctx, t)
 	settings := wl.Settings()
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
-		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(""), Target: info, Seed: sf.seed,
+		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: info, Seed: sf.seed,
 		Settings: settings, Figures: wl.Figures(), Start: time.Now()})
 	if err != nil {
 		return err
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", name, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
-	mon := monitor.New(ctx, t)
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: true, Monitor: mon, SLAs: slas, Live: session.LiveQuiet}
-	rec := searchRecord{Step: sf.step, SLAs: sf.sla, Rule: searchRule, Config: sf.cfg}
+	rec := archive.Search{Step: sf.step, SLAs: sf.sla, Rule: searchRule, Config: sf.cfg}
 	err = func() error {
 		for _, step := range sf.setup {
 			if _, err := s.Step(ctx, step, step); err != nil {
@@ -241,7 +214,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 		rec.Rate, rec.FailRate, rec.Bounded, rec.Reason = res.Rate, res.Fail, res.Bounded, res.Reason
 		return err
 	}()
-	if werr := archive.WriteJSON(filepath.Join(sf.out, "search.json"), rec); werr != nil && err == nil {
+	if werr := archive.WriteJSON(filepath.Join(sf.out, archive.SearchFile), rec); werr != nil && err == nil {
 		err = werr
 	}
 	err = s.Finish(err)
@@ -251,8 +224,8 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 }
 
 // judge applies the pass rule to a trial's measured step.
-func judge(sum archive.Step, rate float64, slas []measure.SLA, gate *archive.Gate) trialRecord {
-	tr := trialRecord{Rate: rate, Dropped: sum.Dropped, SLAs: sum.SLAs, Pass: true, Why: "pass"}
+func judge(sum archive.Step, rate float64, slas []measure.SLA, gate *archive.Gate) archive.Trial {
+	tr := archive.Trial{Rate: rate, Dropped: sum.Dropped, SLAs: sum.SLAs, Pass: true, Why: "pass"}
 	op := slas[0].Op
 	if o, ok := sum.Ops[op]; ok {
 		tr.Achieved, tr.P50Us, tr.P99Us, tr.P999Us = o.PerSec, o.P50Us, o.P99Us, o.P999Us
@@ -279,7 +252,7 @@ func judge(sum archive.Step, rate float64, slas []measure.SLA, gate *archive.Gat
 	return tr
 }
 
-func printSearch(out io.Writer, rec searchRecord) {
+func printSearch(out io.Writer, rec archive.Search) {
 	fmt.Fprintf(out, "== search of %s for %v\n", rec.Step, rec.SLAs)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "trial\trate\tachieved\tp50_us\tp99_us\tp99.9_us\tdropped\tverdict\t")

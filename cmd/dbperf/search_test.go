@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+
+	"github.com/dbperf/dbperf/internal/archive"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,7 @@ func TestSearchCommand(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "highest passing rate: at least 200/s (passed at --max-rate 200)") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var rec searchRecord
+	var rec archive.Search
 	b, err := os.ReadFile(filepath.Join(dir, "s", "search.json"))
 	if err != nil || json.Unmarshal(b, &rec) != nil {
 		t.Fatalf("search.json: %v", err)

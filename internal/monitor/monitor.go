@@ -51,6 +51,10 @@ func New(ctx context.Context, target any) *Monitor {
 	return m
 }
 
+// DataDir is the directory holding the database on this host, as the target said; empty when
+// it did not (a server elsewhere).
+func (m *Monitor) DataDir() string { return m.dataDir }
+
 // ask runs one DBMS question under the query timeout.
 func (m *Monitor) ask(ctx context.Context, fn func(ctx context.Context)) {
 	ctx, cancel := context.WithTimeout(ctx, m.QueryTimeout)

@@ -244,6 +244,12 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 		}
 		p.Steps = append(p.Steps, st)
 	}
+	if st, c, err := searchSection(runs, names); err != nil {
+		return nil, err
+	} else if st != nil {
+		data.Charts = append(data.Charts, *c)
+		p.Steps = append([]htmlStep{*st}, p.Steps...)
+	}
 	j, err := json.Marshal(data) // escapes <, >, &, U+2028 and U+2029: safe inside <script>
 	if err != nil {
 		return nil, err

@@ -1,0 +1,57 @@
+package archive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// SearchFile names a search's record in its run directory.
+const SearchFile = "search.json"
+
+// Search is search.json: what `dbperf search` looked for, every trial, and the answer.
+type Search struct {
+	Step     string   `json:"step"`
+	SLAs     []string `json:"slas"`
+	Rule     string   `json:"rule"`
+	Config   any      `json:"config"`
+	Rate     float64  `json:"rate"`      // the highest passing rate; 0 when none passed
+	FailRate float64  `json:"fail_rate"` // the lowest failing rate above it; 0 when none failed
+	Bounded  bool     `json:"bounded"`
+	Reason   string   `json:"reason"`
+	Trials   []Trial  `json:"trials"`
+}
+
+// Trial is one trial of a search: its measured step and verdict.
+type Trial struct {
+	Rate     float64             `json:"rate"`
+	Step     string              `json:"step"`
+	Pass     bool                `json:"pass"`
+	Why      string              `json:"why"`
+	Achieved float64             `json:"achieved_per_sec"`
+	P50Us    float64             `json:"p50_us"`
+	P99Us    float64             `json:"p99_us"`
+	P999Us   float64             `json:"p999_us"`
+	Dropped  int64               `json:"dropped"`
+	SLAs     []measure.SLAResult `json:"slas"`
+}
+
+// ReadSearch reads a run's search.json; ok is false when the run is not a search.
+func ReadSearch(dir string) (s Search, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, SearchFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, false, fmt.Errorf("%s/%s: %w", dir, SearchFile, err)
+	}
+	return s, true, nil
+}
