@@ -18,6 +18,7 @@ var output outputFlags
 // outputFlags are how every workload command prints while it runs.
 type outputFlags struct {
 	wide, quiet    bool
+	reference      bool
 	reportInterval time.Duration
 	sla            []string
 	slas           []measure.SLA
@@ -27,6 +28,7 @@ type outputFlags struct {
 func (o *outputFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "print every column: the Insert Benchmark's per-second columns for every op type, p90 and p99.99, latency histograms and all host figures")
 	f.BoolVar(&o.quiet, "quiet", false, "print no line while a step runs, only each step's summary and the run's")
+	f.BoolVar(&o.reference, "reference-lines", false, "print the Insert Benchmark reference's 17 tab-separated columns a second, which its scripts parse")
 	f.DurationVar(&o.reportInterval, "report-interval", time.Second, "how often a running step prints a line (whole seconds; the archive keeps one row a second)")
 	f.IntVar(&o.repeat, "repeat", 1, "run the whole step list this many times, each from an empty database with its own seed, into one run group (see docs/repeats.md)")
 	f.StringArrayVar(&o.sla, "sla", nil, "a response-time goal, OP:pXX<DURATION (e.g. query:p99<2ms; repeat for several): each step with that op type reports goodput and whether it was met")
@@ -34,8 +36,8 @@ func (o *outputFlags) add(f *pflag.FlagSet) {
 
 // check reports a bad combination of the flags; `dbperf run` calls it before anything starts.
 func (o *outputFlags) check() error {
-	if o.wide && o.quiet {
-		return fmt.Errorf("give --wide or --quiet, not both")
+	if n := btoi(o.wide) + btoi(o.quiet) + btoi(o.reference); n > 1 {
+		return fmt.Errorf("give one of --wide, --quiet and --reference-lines")
 	}
 	if o.reportInterval < time.Second || o.reportInterval%time.Second != 0 {
 		return fmt.Errorf("--report-interval must be a whole number of seconds, at least 1s (got %s)", o.reportInterval)
@@ -76,5 +78,14 @@ func (o *outputFlags) apply(s *session.Session) {
 		s.Live = session.LiveWide
 	case o.quiet:
 		s.Live = session.LiveQuiet
+	case o.reference:
+		s.Live = session.LiveReference
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -21,8 +21,9 @@ writes the config, starts the server, waits until it accepts connections and pri
 to give 'dbperf run --target'.
 
 Configs: cached-by-dbms (the DBMS's cache, shared_buffers / innodb_buffer_pool_size /
-rocksdb_block_cache_size, is 4 GB: larger than the database) and cached-by-os (32 MB: reads go
-to the OS page cache), or a file of settings in the server's own syntax, appended to its
+rocksdb_block_cache_size, is 4 GB: larger than the database) and cached-by-os (a tenth of it,
+or SIZE with cached-by-os:SIZE: reads go to the OS page cache), the published Insert
+Benchmark settings with each one's source (docs/servers.md), or a file of settings in the server's own syntax, appended to its
 config. --config may change from one start to the next.
 
 The benchmark user (postgres; dbperf on MariaDB) has no password on loopback unless

@@ -40,9 +40,9 @@ type Step struct {
 	Workers []Worker
 	Pools   []Pool // open-loop streams, each served by a pool of workers
 	Retries int    // retries of a failed operation before the step fails
-	// Duration, if set, ends the step that long after its start: every worker finishes the
-	// operation it is doing and takes no new one (as when the primary workers are done).
-	// Workers and pools without a limit run until then.
+	// Duration, if set, ends the step that long after its start, as when the primary workers
+	// are done: workers and pools without a limit finish the operation they are doing and take
+	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it.
 	Duration time.Duration
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 )
@@ -76,6 +78,18 @@ func TestPostgresLifecycle(t *testing.T) {
 	}
 	if v, err := pgSetting(t, target, "shared_buffers"); err != nil || v != "48MB" {
 		t.Errorf("shared_buffers = %q, %v; want cached-by-os:48M's 48MB", v, err)
+	}
+	// The Insert Benchmark's cache check finds the config and the cache size through the target.
+	if spec, err := driver.Parse(target); err != nil {
+		t.Error(err)
+	} else if tg, err := driver.Open(context.Background(), spec); err != nil {
+		t.Error(err)
+	} else {
+		ci, err := tg.(*sqldriver.Postgres).CacheInfo(context.Background())
+		tg.Close()
+		if err != nil || ci.Config != "cached-by-os:48M" || ci.Cache != 48<<20 || ci.Database <= 0 {
+			t.Errorf("CacheInfo = %+v, %v; want cached-by-os:48M, 48 MB and a size", ci, err)
+		}
 	}
 	// The published durability (cx8_bee:9).
 	if v, err := pgSetting(t, target, "synchronous_commit"); err != nil || v != "off" {

@@ -23,6 +23,9 @@ const (
 	LiveWide Live = "wide"
 	// LiveQuiet prints no line while a step runs, only what ends it (--quiet).
 	LiveQuiet Live = "quiet"
+	// LiveReference prints the Insert Benchmark reference's 17 tab-separated columns, so that
+	// the reference's own scripts parse dbperf's output (--reference-lines; refline.go).
+	LiveReference Live = "reference"
 )
 
 // liveLine prints a step's progress; intervals come from the runner once a second and are
@@ -41,6 +44,9 @@ func newLive(out io.Writer, format Live, every time.Duration, step string, plan 
 	switch format {
 	case LiveQuiet:
 		return quietLine{}
+	case LiveReference:
+		fmt.Fprintf(out, "== step %s\n", step)
+		return referenceLive{NewReferenceLine(out, plan.Step.Ops)}
 	case LiveWide:
 		l = newWideLine(out, plan)
 	default:
@@ -50,6 +56,12 @@ func newLive(out io.Writer, format Live, every time.Duration, step string, plan 
 	l.header()
 	return newEvery(l, every, len(plan.Step.Ops))
 }
+
+// referenceLive prints every interval as the reference's line.
+type referenceLive struct{ r *ReferenceLine }
+
+func (l referenceLive) print(iv *measure.Interval) { l.r.Print(iv) }
+func (referenceLive) finish()                      {}
 
 type quietLine struct{}
 

@@ -153,7 +153,7 @@ func TestLiveGolden(t *testing.T) {
 		live  Live
 		every time.Duration
 		file  string
-	}{{LiveCompact, time.Second, "live-compact.txt"}, {LiveWide, time.Second, "live-wide.txt"}, {LiveCompact, 2 * time.Second, "live-every-2s.txt"}, {LiveQuiet, time.Second, "live-quiet.txt"}} {
+	}{{LiveCompact, time.Second, "live-compact.txt"}, {LiveWide, time.Second, "live-wide.txt"}, {LiveCompact, 2 * time.Second, "live-every-2s.txt"}, {LiveQuiet, time.Second, "live-quiet.txt"}, {LiveReference, time.Second, "live-reference.txt"}} {
 		var b bytes.Buffer
 		l := newLive(&b, c.live, c.every, "qr100", plan)
 		for _, iv := range ivs {

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -110,6 +111,7 @@ func (b *Bench) Settings() map[string]any {
 		"data_random_pct": b.cfg.Data.RandomPct,
 		"settle_wait_sec": b.cfg.settleWait().Seconds(),
 		"settle_scale":    b.cfg.SettleScale,
+		"step_seconds":    b.cfg.StepSeconds,
 		"retries":         b.cfg.Retries,
 		"steps":           b.cfg.Steps,
 		"arrival":         b.cfg.Arrival.String(),
@@ -238,6 +240,9 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		}
 		figs["check"] = check
 		p.figures(figs, res)
+		if w := b.cacheWarning(info.kind); w != "" {
+			warn = append(warn, w)
+		}
 		return figs, warn
 	}
 	return plan, nil
@@ -318,6 +323,9 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 		s.Ops = append(s.Ops, opQuery)
 	}
 	plan.Progress, plan.Main, plan.Write, plan.Total = stepInsert, stepInsert, stepInsert, rowsPerClient*int64(b.cfg.Clients)
+	if p.info.kind != kindQuery && b.cfg.StepSeconds > 0 { // a time limit beside the row count
+		s.Duration = time.Duration(b.cfg.StepSeconds * float64(time.Second))
+	}
 
 	var queriers []runner.DoFunc
 	for c := range b.cfg.Clients {
@@ -392,12 +400,18 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 	buf := make([]Row, batch)
 	var cur []Row
 	remaining := rows
-	done := func() {
+	done := sync.OnceFunc(func() {
 		if deletes {
 			t.backlog.ProducerDone()
 		}
-	}
+	})
+	var timer sync.Once
 	insert := func(ctx context.Context, attempt int) (int64, error) {
+		if p.info.kind != kindQuery && p.b.cfg.StepSeconds > 0 {
+			// The runner's time limit stops the inserter without ending its schedule: tell the
+			// deleter then, so that it deletes what is left and ends too.
+			timer.Do(func() { time.AfterFunc(time.Duration(p.b.cfg.StepSeconds*float64(time.Second)), done) })
+		}
 		if attempt == 0 {
 			n := min(batch, remaining)
 			first := t.nextID.Add(n) - n
@@ -438,6 +452,9 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 		return
 	}
 	var sched runner.Schedule = runner.ClosedLoop{Limit: statements}
+	if p.b.cfg.StepSeconds > 0 {
+		sched = untilStop{sched}
+	}
 	if deletes {
 		sched = runner.Gated{Schedule: sched, Wait: func(ctx context.Context) bool { return t.backlog.WaitBelow(ctx, limit) }}
 	}
@@ -445,6 +462,19 @@ func (p *planner) inserter(s *runner.Step, client int, t *table, conn Conn, rows
 		Name: name, Primary: true, Schedule: runner.OnDone{Schedule: sched, Done: done},
 		Do: runner.Single(stepInsert, insert),
 	})
+}
+
+// untilStop ends a schedule when the step's time limit closes Tick.Stop: the runner's ClosedLoop
+// with a Limit does not look at Stop (runner/schedule.go), so --step-seconds needs this.
+type untilStop struct{ runner.Schedule }
+
+func (u untilStop) Next(ctx context.Context, t runner.Tick) (time.Time, bool) {
+	select {
+	case <-t.Stop:
+		return time.Time{}, false
+	default:
+		return u.Schedule.Next(ctx, t)
+	}
 }
 
 // deleteSchedule claims the next statement's worth of the backlog; the claim says which ids to
@@ -563,12 +593,4 @@ func (b *Bench) settleRuleText() string {
 		return fmt.Sprintf("the reference's rule: 60 s + 1 s per million rows loaded, at most 1200 s = %s", rule)
 	}
 	return fmt.Sprintf("the reference's rule, %s, scaled by --settle-scale %g", rule, b.cfg.SettleScale)
-}
-
-// statementsSetting is run.json's account of how statements are sent.
-func (b *Bench) statementsSetting() string {
-	if b.cfg.Prepared {
-		return "prepared (--prepared): range and point queries and deletes prepared on every SQL target; inserts literal text on MySQL and PostgreSQL"
-	}
-	return "the reference's: MySQL/MariaDB range and point queries and deletes as SQL text with the values written out; PostgreSQL queries prepared, deletes text; inserts literal text; SQLite prepared (no reference path)"
 }

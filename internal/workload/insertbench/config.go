@@ -45,6 +45,9 @@ type Config struct {
 	// Drop lets l.i0 replace tables of the benchmark's names that dbperf did not create.
 	// Default false: l.i0 refuses (no silent destruction); dbperf's own tables are replaced.
 	Drop bool
+	// StepSeconds, when positive, ends each load step (l.i0, l.i1, l.i2) after that long even
+	// if its rows are not all inserted. Default 0: the row counts alone, as the reference.
+	StepSeconds float64
 	// Prepared sends range and point queries and deletes as prepared statements on every SQL
 	// target. Default false: the reference's statements (see StatementMode).
 	Prepared bool
@@ -179,6 +182,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SettleWait < 0 {
 		errs = append(errs, fmt.Errorf("--settle-wait must not be negative (got %s)", c.SettleWait))
+	}
+	if c.StepSeconds < 0 {
+		errs = append(errs, fmt.Errorf("--step-seconds must not be negative (got %g)", c.StepSeconds))
 	}
 	if c.Retries < 0 {
 		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))

@@ -135,3 +135,28 @@ func (p *planner) cleanup(plan *workload.StepPlan) *workload.StepPlan {
 	}
 	return plan
 }
+
+// statementsSetting is run.json's account of how statements are sent.
+func (b *Bench) statementsSetting() string {
+	if b.cfg.Prepared {
+		return "prepared (--prepared): range and point queries and deletes prepared on every SQL target; inserts literal text on MySQL and PostgreSQL"
+	}
+	return "the reference's: MySQL/MariaDB range and point queries and deletes as SQL text with the values written out; PostgreSQL queries prepared, deletes text; inserts literal text; SQLite prepared (no reference path)"
+}
+
+// cacheWarning says when a cached-by-OS run is not one: after the load and q steps, the
+// database is not larger than the DBMS's cache, so reads never reach the OS page cache.
+func (b *Bench) cacheWarning(kind stepKind) string {
+	c, ok := b.store.(CacheChecker)
+	if !ok || kind == kindSettle || kind == kindCleanup || kind == kindIndex {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	config, cache, db, err := c.CacheCheck(ctx)
+	if err != nil || !strings.HasPrefix(config, "cached-by-os") || db > cache {
+		return ""
+	}
+	return fmt.Sprintf("the database (%.0f MB) is not larger than the DBMS's cache (%.0f MB) of config %s: this is not a cached-by-OS run; load more rows or give a smaller cache (--config cached-by-os:SIZE)",
+		float64(db)/(1<<20), float64(cache)/(1<<20), config)
+}

@@ -138,3 +138,10 @@ type TableGuard interface {
 	ForeignTables(ctx context.Context, tables []string) ([]string, error)
 	DropTables(ctx context.Context, tables []string) (dropped, kept []string, err error)
 }
+
+// CacheChecker is an optional ability of server stores: the config dbperf started the server
+// with (if it did), the DBMS's cache and the database's size, so that a cached-by-OS run whose
+// database fits in the DBMS's cache is flagged.
+type CacheChecker interface {
+	CacheCheck(ctx context.Context) (config string, cache, database int64, err error)
+}

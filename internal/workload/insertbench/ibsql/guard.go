@@ -88,3 +88,20 @@ func dropOwn(ctx context.Context, tables []string, foreign func(context.Context,
 	}
 	return dropped, kept, nil
 }
+
+var (
+	_ ib.CacheChecker = (*pgStore)(nil)
+	_ ib.CacheChecker = (*myStore)(nil)
+)
+
+// CacheCheck implements insertbench.CacheChecker.
+func (p *pgStore) CacheCheck(ctx context.Context) (string, int64, int64, error) {
+	ci, err := p.t.CacheInfo(ctx)
+	return ci.Config, ci.Cache, ci.Database, err
+}
+
+// CacheCheck implements insertbench.CacheChecker.
+func (m *myStore) CacheCheck(ctx context.Context) (string, int64, int64, error) {
+	ci, err := m.t.CacheInfo(ctx)
+	return ci.Config, ci.Cache, ci.Database, err
+}
