@@ -53,7 +53,9 @@ func keyPaths(v any, prefix string, out map[string]bool) {
 // 2057f8e (before the core was reshaped for every workload) through the reshape; the Insert
 // Benchmark's fidelity work then added, on purpose, workload.check (what each step's check
 // covered), workload.delete_queue_wait_{avg,max}_ms (deletes are timed from their send, as the
-// reference's) and l.x's 100-row insert (the reference's l.x inserts first).
+// reference's) and l.x's 100-row insert (the reference's l.x inserts first), and renamed dbperf's
+// percentiles of the per-second rates host.rate_p50_all and rate_p99_all (the reference's p50 and
+// p99, client 1's rates in descending order, are the workload's figures under those names).
 func TestSummaryKeysUnchanged(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")

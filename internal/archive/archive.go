@@ -96,15 +96,18 @@ type HostSummary struct {
 	WPI     *float64 `json:"wpi,omitempty"`     // storage writes per row inserted
 	WKBPI   *float64 `json:"wkbpi,omitempty"`   // KB written per row inserted
 	CSPS    float64  `json:"csps"`              // context switches per second (host)
-	CPUPS   float64  `json:"cpups"`             // host CPU busy, % of all cores (us+sy+irq+steal)
+	CPUPS   float64  `json:"cpups"`             // host CPU busy, % of all cores: vmstat's us+sy
 	CSPQ    *float64 `json:"cspq,omitempty"`    // context switches per op
 	CPUPQ   *float64 `json:"cpupq,omitempty"`   // host CPU µs per op
 	DBGB1   *float64 `json:"dbgb1,omitempty"`   // database size as the DBMS reports it, GB
 	DBGB2   *float64 `json:"dbgb2,omitempty"`   // size of the data directory on disk, GB
 	RSS     *float64 `json:"rss,omitempty"`     // DBMS resident memory, GB (the step's maximum)
 	MaxOp   float64  `json:"maxop"`             // max response time of the main op, µs
-	P50     float64  `json:"p50"`               // median of the per-second rates of the main op
-	P99     float64  `json:"p99"`               // 99th percentile of the per-second rates of the main op
+	// RateP50All and RateP99All are dbperf's percentiles of the main op's per-second rates, all
+	// clients together, ascending (p99 is the high tail). The reference's p50 and p99 (client
+	// 1's rates, descending: p99 is the low tail) are the Insert Benchmark's step figures.
+	RateP50All float64 `json:"rate_p50_all"`
+	RateP99All float64 `json:"rate_p99_all"`
 	// DBMSCPUPQ is the DBMS processes' CPU µs per op; ClientCPUPQ this process's.
 	DBMSCPUPQ   *float64 `json:"dbms_cpupq,omitempty"`
 	ClientCPUPQ float64  `json:"client_cpupq"`

@@ -264,7 +264,7 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 			sum.DBGB2 = val(float64(b) / (1 << 30))
 		}
 	}
-	sum.P50, sum.P99 = round(measure.Percentile(t.Rates, 50), 1), round(measure.Percentile(t.Rates, 99), 1)
+	sum.RateP50All, sum.RateP99All = round(measure.Percentile(t.Rates, 50), 1), round(measure.Percentile(t.Rates, 99), 1)
 	return sum
 }
 

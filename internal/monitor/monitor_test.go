@@ -170,8 +170,8 @@ func TestSummaryIsConsistent(t *testing.T) {
 	if sum.ClientCPUCores != 0.2 || sum.ClientBound || sum.ClientCPUPQ != 40 {
 		t.Errorf("client: %v cores, bound %v, %v us/op", sum.ClientCPUCores, sum.ClientBound, sum.ClientCPUPQ)
 	}
-	if sum.P50 != 5000 || sum.P99 != 6000 {
-		t.Errorf("p50 %v, p99 %v of the per-second rates", sum.P50, sum.P99)
+	if sum.RateP50All != 5000 || sum.RateP99All != 6000 {
+		t.Errorf("p50 %v, p99 %v of the per-second rates", sum.RateP50All, sum.RateP99All)
 	}
 	m.ClientBound = 0.2
 	if sum := s.summary(t.Context(), Totals{MainOps: 1}); !sum.ClientBound {
