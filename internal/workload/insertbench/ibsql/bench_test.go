@@ -52,12 +52,13 @@ func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
 
 // BenchmarkPostgresInsertL0 inserts b.N rows in l.i0's 100-row statements into a table with only
 // its primary key: the client side of l.i0 (row generation, statement building, the round trip).
-// "literal" is what dbperf does (the reference's literal multi-row INSERT); "bound" binds the 700
-// parameters through pgx instead, for comparison.
+// "literal" is what dbperf does (the reference's literal multi-row INSERT, over pgwire.go's
+// socket path); "literal-pgconn" sends it through pgconn; "bound" binds the 700 parameters
+// through pgx instead, for comparison.
 func BenchmarkPostgresInsertL0(b *testing.B) {
 	p := benchPostgres(b)
 	ctx := context.Background()
-	for _, mode := range []string{"literal", "bound"} {
+	for _, mode := range []string{"literal", "literal-pgconn", "bound"} {
 		b.Run(mode, func(b *testing.B) {
 			if err := p.CreateTables(ctx, []string{"bench_l0"}); err != nil {
 				b.Fatal(err)
@@ -68,6 +69,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 			}
 			defer conn.Close()
 			pc := conn.(*pgConn)
+			pc.noWire = mode != "literal"
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			rows := make([]ib.Row, 100)
 			var args []any
@@ -76,7 +78,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 			for id := int64(1); id <= int64(b.N); id += 100 {
 				n := min(100, int64(b.N)-id+1)
 				gen.Fill(rows[:n], id, 1795363200)
-				if mode == "literal" {
+				if mode != "bound" {
 					err = conn.Insert(ctx, "bench_l0", rows[:n])
 				} else {
 					args = args[:0]

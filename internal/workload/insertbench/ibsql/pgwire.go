@@ -149,6 +149,31 @@ func (w *pgWire) execPrepared(ctx context.Context, name string, params [][]byte)
 	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // Execute the empty portal, all rows
 	b = append(b, 'S', 0, 0, 0, 4)
 	w.wbuf = b
+	return w.write(b)
+}
+
+// execSimple sends q as one simple-protocol Query message and reads the reply; q must return
+// no rows (the Insert Benchmark's literal INSERT).
+func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
+	if err := w.acquire(ctx); err != nil {
+		return err
+	}
+	b := append(w.wbuf[:0], 'Q', 0, 0, 0, 0)
+	b = append(b, q...)
+	b = append(b, 0)
+	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	w.wbuf = b
+	if err := w.write(b); err != nil {
+		return err
+	}
+	if _, ok, err := w.nextRow(); ok {
+		return w.fail(errors.New("pgwire: a statement without rows returned rows"))
+	} else {
+		return err
+	}
+}
+
+func (w *pgWire) write(b []byte) error {
 	for len(b) > 0 {
 		n, err := syscall.Write(w.fd, b)
 		if err == syscall.EINTR {
@@ -237,6 +262,8 @@ func (w *pgWire) nextRow() ([][]byte, bool, error) {
 			return nil, false, pgconn.ErrorResponseToPgError(&e)
 		case 'C':
 			return nil, false, w.done()
+		case 'I':
+			return nil, false, w.done() // empty query
 		case '2', 'N', 'S', 'A': // bind complete, notice, parameter status, notification
 		default:
 			return nil, false, w.fail(fmt.Errorf("pgwire: unexpected message %q", typ))

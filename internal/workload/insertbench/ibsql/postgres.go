@@ -166,13 +166,17 @@ func (c *pgConn) table(t string) *tableSQL {
 	return s
 }
 
-// Insert sends one multi-row INSERT with literal values over the simple query protocol.
+// Insert sends one multi-row INSERT with literal values over the simple query protocol
+// (pgWire: one write, one blocking wait for the reply).
 func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
 	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
+	if !c.noWire {
+		return c.wire.execSimple(ctx, c.buf)
+	}
 	pc, err := c.pgx()
 	if err != nil {
 		return err
