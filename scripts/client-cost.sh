@@ -21,7 +21,10 @@
 #   CC_MY       MariaDB target    (default: a server started here with dbperf, port 13397)
 #   CC_SECONDS  length of each measured run (default 15)
 #   CC_ROUNDS   rounds of each pair (default 3)
-#   CC_ROWS     rows loaded for the queries and inserted per l.i0 run (default 200000)
+#   CC_ROWS     rows loaded for the queries (default 200000)
+#   CC_INSERT_ROWS rows each dbperf l.i0 run inserts (default 1000000)
+#   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
+#               queries and inserts through pgconn as before pgwire.go, to show what it bought
 #   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
 #   CC_DIR      work directory (default /tmp/client-cost)
 # Needs pgbench (postgresql-15's client), sysbench and /usr/bin/time; installs sysbench and time
@@ -34,6 +37,7 @@ dir=${CC_DIR:-/tmp/client-cost}
 secs=${CC_SECONDS:-15}
 rounds=${CC_ROUNDS:-3}
 rows=${CC_ROWS:-200000}
+insrows=${CC_INSERT_ROWS:-1000000}
 mkdir -p "$dir"
 results=$dir/results.tsv
 : >"$results"
@@ -109,15 +113,20 @@ pg_round() {
 	timed "$c-range" pgbench -n -M prepared -c 1 -T "$secs" -f "$dir/pg-range.sql" "$CC_PG"
 	record pgbench range "$r" "$(awk '/actually processed/ {print $NF}' "$c-range")" "$secs" $(cat "$c-range.time")
 	dbperf_step dbperf range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"
 	local lo hi
 	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$CC_PG")
 	timed "$c-point" pgbench -n -M prepared -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-point.sql" "$CC_PG"
 	record pgbench point "$r" "$(awk '/actually processed/ {print $NF}' "$c-point")" "$secs" $(cat "$c-point.time")
 	dbperf_step dbperf point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"
 	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
 	timed "$c-insert" pgbench -n -M simple -c 1 -T "$secs" -D id=0 -f "$dir/pg-insert.sql" "$pgdb"
 	record pgbench insert "$r" "$(awk '/actually processed/ {print $NF}' "$c-insert")" "$secs" $(cat "$c-insert.time")
-	dbperf_step dbperf insert "$r" "$pgdb" l.i0 --rows "$rows" --drop
+	dbperf_step dbperf insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	if [ "${CC_AB:-1}" = 1 ]; then
+		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	fi
 }
 
 if [ "$what" != maria ]; then
@@ -150,3 +159,113 @@ EOF
 		--quiet --no-verify --drop --out "$dir/runs/pg-ins-create" >/dev/null 2>&1 # creates the database
 	for r in $(seq "$rounds"); do pg_round "$r"; done
 fi
+
+# my_args: sysbench's connection flags from $CC_MY (mysql://USER:PASSWORD@HOST:PORT/DB).
+my_args() {
+	local u=${CC_MY#mysql://} db
+	db=${u#*/}
+	db=${db%%\?*}
+	u=${u%%/*}
+	local cred=${u%@*} hp=${u#*@}
+	printf -- '--mysql-user=%s --mysql-password=%s --mysql-host=%s --mysql-port=%s --mysql-db=%s' \
+		"${cred%%:*}" "${cred#*:}" "${hp%:*}" "${hp##*:}" "$db"
+}
+
+sb() { # sb OUT LUA [VAR=VALUE...]: one sysbench run of the Lua script, one thread
+	local out=$1 lua=$2
+	shift 2
+	# shellcheck disable=SC2046
+	env "$@" /usr/bin/time -f '%U %S' -o "$out.time" sysbench $(my_args) --threads=1 --time="$secs" \
+		--events=0 "$lua" run >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+	awk '/total number of events/ {print $NF}' "$out"
+}
+
+my_round() {
+	local r=$1 c="$dir/sysbench-$r" n
+	local myins=${CC_MY%/*}/dbperf_ins
+	n=$(sb "$c-range" "$dir/my-range.lua")
+	record sysbench range "$r" "$n" "$secs" $(cat "$c-range.time")
+	dbperf_step dbperf range "$r" "$CC_MY" qr100 --q-seconds "$secs"
+	local lo hi
+	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM pi1')
+	n=$(sb "$c-point" "$dir/my-point.lua" CC_LO="$lo" CC_HI="$hi")
+	record sysbench point "$r" "$n" "$secs" $(cat "$c-point.time")
+	dbperf_step dbperf point "$r" "$CC_MY" qp100 --q-seconds "$secs"
+	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
+	n=$(sb "$c-insert" "$dir/my-insert.lua")
+	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
+	dbperf_step dbperf insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+}
+
+mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
+	local u=${CC_MY#mysql://} db
+	db=${u#*/}
+	db=${db%%\?*}
+	u=${u%%/*}
+	local cred=${u%@*} hp=${u#*@} q
+	for q in "$@"; do
+		MYSQL_PWD=${cred#*:} mysql -N -B -u "${cred%%:*}" -h "${hp%:*}" -P "${hp##*:}" "$db" -e "$q"
+	done
+}
+
+if [ "$what" != pg ]; then
+	cat >"$dir/my-range.lua" <<'EOF2'
+-- The Insert Benchmark's range query as dbperf sends it by default (the reference's text).
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local idx = math.random(0, 2)
+  if idx == 0 then
+    con:query(string.format("SELECT productid, customerid, price FROM pi1 FORCE INDEX (pi1_marketsegment) WHERE (productid >= %d) ORDER BY productid, customerid, price LIMIT 10", math.random(0, 9999)))
+  elseif idx == 1 then
+    con:query(string.format("SELECT cashregisterid,customerid,price FROM pi1 FORCE INDEX (pi1_registersegment) WHERE (cashregisterid > %d) ORDER BY cashregisterid, customerid, price LIMIT 10", math.random(0, 999)))
+  else
+    con:query(string.format("SELECT price,dateandtime,customerid FROM pi1 FORCE INDEX (pi1_pdc) WHERE (price >= %d) ORDER BY price, dateandtime, customerid LIMIT 10", math.random(0, 499)))
+  end
+end
+EOF2
+	cat >"$dir/my-point.lua" <<'EOF2'
+-- The point query: 10 ids uniform in [CC_LO, CC_HI], as SQL text.
+local lo, hi = tonumber(os.getenv("CC_LO")), tonumber(os.getenv("CC_HI"))
+local ids = {}
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  for i = 1, 10 do ids[i] = math.random(lo, hi) end
+  con:query("SELECT transactionid, productid, data FROM pi1 WHERE transactionid in (" .. table.concat(ids, ",") .. ")")
+end
+EOF2
+	{
+		echo '-- l.i0'"'"'s 100-row INSERT as text, ids counting up.'
+		echo 'local id = 0'
+		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
+		echo 'function event()'
+		echo '  con:query(string.format([['"$(insert100 sb_i0 '%d' | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'id+%g' 100)"'))'
+		echo '  id = id + 100'
+		echo 'end'
+	} >"$dir/my-insert.lua"
+	echo "== MariaDB: loading pi1 ($rows rows, 3 indexes) for the queries"
+	"$dbperf" run insert --target "$CC_MY" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
+		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/my-load" >"$dir/my-load.log" 2>&1
+	"$dbperf" run insert --target "${CC_MY%/*}/dbperf_ins" --clients 1 --rows 100 --steps l.i0 \
+		--quiet --no-verify --drop --out "$dir/runs/my-ins-create" >/dev/null 2>&1 # creates the database
+	for r in $(seq "$rounds"); do my_round "$r"; done
+fi
+
+# medians: per side and operation, the median and the range of the rounds' CPU per operation
+echo
+echo "== medians of $rounds rounds (client CPU per statement, us; user and system medians apart)"
+awk -F'\t' '{
+	k = $1 "\t" $2; n[k]++
+	tot[k, n[k]] = ($6 + $7) * 1e6 / $4; usr[k, n[k]] = $6 * 1e6 / $4; sys[k, n[k]] = $7 * 1e6 / $4
+	rate[k, n[k]] = $4 / $5; keys[k] = 1
+} END {
+	for (k in keys) {
+		t = med(tot, k, n[k]); range = sprintf("%.1f-%.1f", lo, hi)
+		printf "%s\t%.1f\t%.1f\t%.1f\t%s\t%.0f\n", k, t, med(usr, k, n[k]), med(sys, k, n[k]), range, med(rate, k, n[k])
+	}
+}
+function med(a, k, m,   i, j, t, v) {
+	for (i = 1; i <= m; i++) v[i] = a[k, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	lo = v[1]; hi = v[m]
+	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}' "$results" | sort -k2,2 -k1,1 | column -t -s $'\t' -N side,op,cpu_us,user_us,sys_us,cpu_range,ops_per_s
