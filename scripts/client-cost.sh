@@ -71,7 +71,7 @@ fi
 record() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
 	awk -v s="$1" -v o="$2" -v r="$3" -v n="$4" -v t="$5" -v u="$6" -v y="$7" 'BEGIN {
-		printf "%-8s %-6s round %s: %8d ops %8.0f/s  cpu %6.2f us/op (user %.2f, system %.2f)\n",
+		printf "%-16s %-6s round %s: %8d ops %8.0f/s  cpu %6.2f us/op (user %.2f, system %.2f)\n",
 			s, o, r, n, n / t, (u + y) * 1e6 / n, u * 1e6 / n, y * 1e6 / n }'
 }
 
@@ -112,20 +112,20 @@ pg_round() {
 	local c="$dir/pgbench-$r"
 	timed "$c-range" pgbench -n -M prepared -c 1 -T "$secs" -f "$dir/pg-range.sql" "$CC_PG"
 	record pgbench range "$r" "$(awk '/actually processed/ {print $NF}' "$c-range")" "$secs" $(cat "$c-range.time")
-	dbperf_step dbperf range "$r" "$CC_PG" qr100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	dbperf_step dbperf-pg range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"
 	local lo hi
 	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$CC_PG")
 	timed "$c-point" pgbench -n -M prepared -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-point.sql" "$CC_PG"
 	record pgbench point "$r" "$(awk '/actually processed/ {print $NF}' "$c-point")" "$secs" $(cat "$c-point.time")
-	dbperf_step dbperf point "$r" "$CC_PG" qp100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	dbperf_step dbperf-pg point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"
 	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
 	timed "$c-insert" pgbench -n -M simple -c 1 -T "$secs" -D id=0 -f "$dir/pg-insert.sql" "$pgdb"
 	record pgbench insert "$r" "$(awk '/actually processed/ {print $NF}' "$c-insert")" "$secs" $(cat "$c-insert.time")
-	dbperf_step dbperf insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
-		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
 	fi
 }
 
@@ -185,16 +185,16 @@ my_round() {
 	local myins=${CC_MY%/*}/dbperf_ins
 	n=$(sb "$c-range" "$dir/my-range.lua")
 	record sysbench range "$r" "$n" "$secs" $(cat "$c-range.time")
-	dbperf_step dbperf range "$r" "$CC_MY" qr100 --q-seconds "$secs"
+	dbperf_step dbperf-maria range "$r" "$CC_MY" qr100 --q-seconds "$secs"
 	local lo hi
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM pi1')
 	n=$(sb "$c-point" "$dir/my-point.lua" CC_LO="$lo" CC_HI="$hi")
 	record sysbench point "$r" "$n" "$secs" $(cat "$c-point.time")
-	dbperf_step dbperf point "$r" "$CC_MY" qp100 --q-seconds "$secs"
+	dbperf_step dbperf-maria point "$r" "$CC_MY" qp100 --q-seconds "$secs"
 	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
 	n=$(sb "$c-insert" "$dir/my-insert.lua")
 	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
-	dbperf_step dbperf insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --drop
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output

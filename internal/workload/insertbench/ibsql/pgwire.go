@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"syscall"
 
@@ -12,26 +13,30 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// pgWire runs the q steps' prepared statements (Bind, Execute, Sync) over a pgx connection's
-// own socket, beside pgconn rather than through it.
+// pgWire runs the q steps' prepared statements (Bind, Execute, Sync) and l.i0's literal INSERT
+// over a pgx connection's own socket, beside pgconn rather than through it.
 //
-// Why: measured side by side with pgbench on the same statements (docs/performance.md), pgconn's
-// wait for each reply cost about twice the C client's CPU per query. The profile pointed at the
-// wait, not at pgx's protocol code: pgconn arms a 15 ms watchdog timer before every write
-// (enterPotentialWriteReadDeadlock), and time.Timer.Reset wakes the runtime's network poller on
-// another thread; then the reply is awaited through the poller (a read that fails with EAGAIN,
-// epoll, futex wake-ups of the threads that park and unpark). pgWire writes each statement with
-// one write and waits for the reply with one blocking read on the socket, as libpq does; the
-// runtime sees a system call, and no other thread is woken for it.
+// Why (measured, docs/performance.md): pgconn arms a 15 ms watchdog timer before every write
+// (enterPotentialWriteReadDeadlock); time.Timer.Reset wakes the runtime's network poller on
+// another thread, about 10% of dbperf's CPU in a qr100 profile. pgconn also keeps a per-op
+// context watcher and result reader. pgWire writes each statement with one write and reads the
+// reply into one reused buffer: 19% less client CPU per range query and 8% per point query than
+// through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in BenchmarkPostgresInsertL0;
+// medians of 3 interleaved runs.
+//
+// It waits through Go's network poller like any net.Conn. DBPERF_PGWIRE=block waits with
+// blocking reads on the socket instead, as libpq does; that was no better in the median and
+// far noisier (the runtime's sysmon retakes the blocked thread's P), so it is not the default.
 //
 // pgconn stays the connection's owner: it connects, authenticates, prepares, and runs every
 // other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
 // with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn.
 type pgWire struct {
 	pg    *pgconn.PgConn
+	nc    net.Conn
 	raw   syscall.RawConn
 	fd    int
-	block bool // the socket is in blocking mode (pgWire's), not pgconn's non-blocking mode
+	owned bool // the socket is pgWire's (and, with wireBlock, in blocking mode)
 
 	wbuf []byte
 	rbuf []byte
@@ -45,9 +50,13 @@ type pgWire struct {
 	vals [][]byte // the current row's column values, slices of rbuf
 }
 
-// wireOff (DBPERF_PGWIRE=pgconn) sends the queries through pgconn instead, to measure the
-// difference end to end (scripts/client-cost.sh).
-var wireOff = os.Getenv("DBPERF_PGWIRE") == "pgconn"
+// DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
+// "pgconn" sends the statements through pgconn as before pgWire; "block" makes pgWire wait with
+// blocking reads on the socket instead of Go's network poller.
+var (
+	wireOff   = os.Getenv("DBPERF_PGWIRE") == "pgconn"
+	wireBlock = os.Getenv("DBPERF_PGWIRE") == "block"
+)
 
 // errWireShut is what a read returns after the socket was shut down by a canceled context.
 var errWireShut = errors.New("connection shut down: the operation's context was canceled")
@@ -61,15 +70,15 @@ func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &pgWire{pg: pg, raw: raw, fd: -1, rbuf: make([]byte, 16<<10)}
+	w := &pgWire{pg: pg, nc: pg.Conn(), raw: raw, fd: -1, rbuf: make([]byte, 16<<10)}
 	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// acquire makes the socket pgWire's: pgconn idle and drained, the socket blocking, and the
-// socket shut down if ctx is canceled (a blocking read has no deadline to interrupt it).
+// acquire makes the socket pgWire's: pgconn idle and drained, and the socket shut down if ctx
+// is canceled (which ends a read in either mode; a blocking read has no deadline).
 func (w *pgWire) acquire(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
@@ -87,28 +96,35 @@ func (w *pgWire) acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w.block {
+	if w.owned {
 		return nil
 	}
 	if err := w.pg.SyncConn(ctx); err != nil {
 		return w.fail(err)
 	}
+	if !wireBlock {
+		w.owned = true // the socket stays non-blocking: reads and writes go through net.Conn
+		return nil
+	}
 	if err := syscall.SetNonblock(w.fd, false); err != nil {
 		return w.fail(err)
 	}
-	w.block = true
+	w.owned = true
 	return nil
 }
 
 // release hands the socket back to pgconn (non-blocking, as Go's network poller needs it).
 func (w *pgWire) release() error {
-	if !w.block || w.err != nil {
+	if !w.owned || w.err != nil {
 		return w.err
 	}
 	if w.r != w.n {
 		return w.fail(errors.New("pgwire: the server sent more than the replies asked for"))
 	}
-	w.block = false
+	w.owned = false
+	if !wireBlock {
+		return nil
+	}
 	if err := syscall.SetNonblock(w.fd, true); err != nil {
 		return w.fail(err)
 	}
@@ -175,7 +191,13 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 
 func (w *pgWire) write(b []byte) error {
 	for len(b) > 0 {
-		n, err := syscall.Write(w.fd, b)
+		var n int
+		var err error
+		if wireBlock {
+			n, err = syscall.Write(w.fd, b)
+		} else {
+			n, err = w.nc.Write(b)
+		}
 		if err == syscall.EINTR {
 			continue
 		}
@@ -212,7 +234,7 @@ func (w *pgWire) message() (byte, []byte, error) {
 	return typ, body, nil
 }
 
-// fill reads until at least n unread bytes are buffered, with blocking reads.
+// fill reads until at least n unread bytes are buffered.
 func (w *pgWire) fill(n int) error {
 	if w.n-w.r >= n {
 		return nil
@@ -225,7 +247,13 @@ func (w *pgWire) fill(n int) error {
 		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
 	}
 	for w.n < n {
-		m, err := syscall.Read(w.fd, w.rbuf[w.n:])
+		var m int
+		var err error
+		if wireBlock {
+			m, err = syscall.Read(w.fd, w.rbuf[w.n:])
+		} else {
+			m, err = w.nc.Read(w.rbuf[w.n:])
+		}
 		switch {
 		case err == syscall.EINTR:
 			continue
