@@ -10,6 +10,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/jackc/pgx/v5"
 )
 
 // The client's own CPU per operation against a real PostgreSQL (dbperf server start postgres;
@@ -51,12 +52,13 @@ func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
 
 // BenchmarkPostgresInsertL0 inserts b.N rows in l.i0's 100-row statements into a table with only
 // its primary key: the client side of l.i0 (row generation, statement building, the round trip).
-// "literal" is what dbperf does (the reference's literal multi-row INSERT); "bound" binds the 700
-// parameters through pgx instead, for comparison.
+// "literal" is what dbperf does (the reference's literal multi-row INSERT, over pgwire.go's
+// socket path); "literal-pgconn" sends it through pgconn; "bound" binds the 700 parameters
+// through pgx instead, for comparison.
 func BenchmarkPostgresInsertL0(b *testing.B) {
 	p := benchPostgres(b)
 	ctx := context.Background()
-	for _, mode := range []string{"literal", "bound"} {
+	for _, mode := range []string{"literal", "literal-pgconn", "bound"} {
 		b.Run(mode, func(b *testing.B) {
 			if err := p.CreateTables(ctx, []string{"bench_l0"}); err != nil {
 				b.Fatal(err)
@@ -67,6 +69,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 			}
 			defer conn.Close()
 			pc := conn.(*pgConn)
+			pc.noWire = mode != "literal"
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			rows := make([]ib.Row, 100)
 			var args []any
@@ -75,7 +78,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 			for id := int64(1); id <= int64(b.N); id += 100 {
 				n := min(100, int64(b.N)-id+1)
 				gen.Fill(rows[:n], id, 1795363200)
-				if mode == "literal" {
+				if mode != "bound" {
 					err = conn.Insert(ctx, "bench_l0", rows[:n])
 				} else {
 					args = args[:0]
@@ -83,7 +86,10 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 						r := &rows[i]
 						args = append(args, r.ID, time.Unix(r.DateAndTime, 0).UTC(), r.CashRegister, r.Customer, r.Product, r.Price, r.Data)
 					}
-					_, err = pc.c.Exec(ctx, postgres.insert("bench_l0", int(n)), args...)
+					var px *pgx.Conn
+					if px, err = pc.pgx(); err == nil {
+						_, err = px.Exec(ctx, postgres.insert("bench_l0", int(n)), args...)
+					}
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -128,10 +134,12 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	// "pgconn" is what dbperf does; "pgx.Rows" scans the same query through pgx's rows API.
-	for _, mode := range []string{"pgconn", "pgx.Rows"} {
+	// "wire" is what dbperf does (pgwire.go); "pgconn" runs the same prepared statement through
+	// pgconn; "pgx.Rows" scans it through pgx's rows API.
+	for _, mode := range []string{"wire", "pgconn", "pgx.Rows"} {
 		b.Run(mode, func(b *testing.B) {
 			pc := conn.(*pgConn)
+			pc.noWire = mode != "wire"
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			var out []ib.IndexRow
 			b.ResetTimer()
@@ -139,7 +147,7 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 			for i := range b.N {
 				idx := ib.Index(i % int(ib.NumIndexes))
 				x := gen.RangeStart(idx)
-				if mode == "pgconn" {
+				if mode != "pgx.Rows" {
 					out, err = conn.RangeQuery(ctx, table, idx, x, out[:0])
 				} else {
 					out, err = rowsRangeQuery(ctx, pc, table, idx, x, out[:0])
@@ -155,7 +163,11 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 
 // rowsRangeQuery is the range query through pgx.Rows and Scan.
 func rowsRangeQuery(ctx context.Context, c *pgConn, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
-	rows, err := c.c.Query(ctx, c.table(t).rangeQuery[idx], x)
+	pc, err := c.pgx()
+	if err != nil {
+		return out, err
+	}
+	rows, err := pc.Query(ctx, c.table(t).rangeQuery[idx], x)
 	if err != nil {
 		return out, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // pgStore is the Insert Benchmark on PostgreSQL: DDL and checks on the target's admin
@@ -121,8 +122,13 @@ func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
-		preparedDelete: p.prepared, bounded: p.bounded}, nil
+	pc := &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
+		preparedDelete: p.prepared, bounded: p.bounded, noWire: wireOff}
+	if pc.wire, err = newPGWire(c.PgConn()); err != nil {
+		c.Close(context.Background())
+		return nil, err
+	}
+	return pc, nil
 }
 
 type pgConn struct {
@@ -137,6 +143,18 @@ type pgConn struct {
 	// preparedDelete: deletes prepared (--prepared) rather than the reference's text; bounded:
 	// deletes keep an upper bound (shared table).
 	preparedDelete, bounded bool
+	// wire runs the queries on the socket directly (pgwire.go); with noWire (benchmarks) they
+	// go through pgconn instead.
+	wire   *pgWire
+	noWire bool
+	rr     *pgconn.ResultReader // the running statement's reply (noWire)
+	rerr   error                // the running statement's error (wire), once rend
+	rend   bool                 // the running statement's reply is read (wire)
+}
+
+// pgx returns the pgx connection for a statement through pgx, with the socket handed back.
+func (c *pgConn) pgx() (*pgx.Conn, error) {
+	return c.c, c.wire.release()
 }
 
 func (c *pgConn) table(t string) *tableSQL {
@@ -148,24 +166,36 @@ func (c *pgConn) table(t string) *tableSQL {
 	return s
 }
 
-// Insert sends one multi-row INSERT with literal values over the simple query protocol.
+// Insert sends one multi-row INSERT with literal values over the simple query protocol
+// (pgWire: one write, one blocking wait for the reply).
 func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
 	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
-	_, err := c.c.PgConn().Exec(ctx, string(c.buf)).ReadAll()
+	if !c.noWire {
+		return c.wire.execSimple(ctx, c.buf)
+	}
+	pc, err := c.pgx()
+	if err != nil {
+		return err
+	}
+	_, err = pc.PgConn().Exec(ctx, string(c.buf)).ReadAll()
 	return err
 }
 
 func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	pc, err := c.pgx()
+	if err != nil {
+		return 0, err
+	}
 	if !c.preparedDelete { // no arguments: pgx sends it with the simple protocol, as psycopg2 does
 		c.buf = postgres.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
-		tag, err := c.c.Exec(ctx, string(c.buf))
+		tag, err := pc.Exec(ctx, string(c.buf))
 		return tag.RowsAffected(), err
 	}
-	tag, err := c.c.Exec(ctx, c.table(t).deleteOldest, from, to, to-from)
+	tag, err := pc.Exec(ctx, c.table(t).deleteOldest, from, to, to-from)
 	return tag.RowsAffected(), err
 }
 
@@ -179,7 +209,11 @@ func (c *pgConn) prepared(ctx context.Context, q string) (string, error) {
 		return name, nil
 	}
 	name := fmt.Sprintf("dbperf_%d", len(c.stmts)+1)
-	if _, err := c.c.PgConn().Prepare(ctx, name, q, nil); err != nil {
+	pc, err := c.pgx()
+	if err != nil {
+		return "", err
+	}
+	if _, err := pc.PgConn().Prepare(ctx, name, q, nil); err != nil {
 		return "", err
 	}
 	c.stmts[q] = name
@@ -198,11 +232,12 @@ func (c *pgConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64
 	}
 	c.param = strconv.AppendInt(c.param[:0], x, 10)
 	c.params[0] = c.param
-	rr := c.c.PgConn().ExecPrepared(ctx, name, c.params[:1], nil, binaryResults)
-	for rr.NextRow() {
-		v := rr.Values()
+	if err := c.start(ctx, name, c.params[:1]); err != nil {
+		return out, err
+	}
+	for v, ok := c.next(); ok; v, ok = c.next() {
 		if len(v) != 3 || len(v[0]) != 4 || len(v[2]) != 4 {
-			rr.Close()
+			c.finish()
 			return out, fmt.Errorf("range query on %s.%s: unexpected row shape", t, idx)
 		}
 		var r ib.IndexRow
@@ -214,13 +249,12 @@ func (c *pgConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64
 		case idx != ib.PDC && len(v[1]) == 4:
 			r[1] = int64(int32(binary.BigEndian.Uint32(v[1])))
 		default:
-			rr.Close()
+			c.finish()
 			return out, fmt.Errorf("range query on %s.%s: unexpected column of %d bytes", t, idx, len(v[1]))
 		}
 		out = append(out, r)
 	}
-	_, err = rr.Close()
-	return out, err
+	return out, c.finish()
 }
 
 func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
@@ -240,11 +274,12 @@ func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib
 		start = end
 	}
 	c.params = params
-	rr := c.c.PgConn().ExecPrepared(ctx, name, params, nil, binaryResults)
-	for rr.NextRow() {
-		v := rr.Values()
+	if err := c.start(ctx, name, params); err != nil {
+		return out, err
+	}
+	for v, ok := c.next(); ok; v, ok = c.next() {
 		if len(v) != 3 || len(v[0]) != 8 || len(v[1]) != 4 {
-			rr.Close()
+			c.finish()
 			return out, fmt.Errorf("point query on %s: unexpected row shape", t)
 		}
 		out = append(out, ib.PointRow{
@@ -253,8 +288,55 @@ func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib
 			Data:    append([]byte(nil), v[2]...),
 		})
 	}
-	_, err = rr.Close()
-	return out, err
+	return out, c.finish()
 }
 
-func (c *pgConn) Close() error { return c.c.Close(context.Background()) }
+// start runs the prepared statement name with text parameters and binary results: on the
+// socket directly (pgWire), or through pgconn when the benchmarks compare the two. Its rows come
+// from next; finish reads the rest of the reply and returns the statement's error.
+func (c *pgConn) start(ctx context.Context, name string, params [][]byte) error {
+	if c.noWire {
+		pc, err := c.pgx()
+		if err != nil {
+			return err
+		}
+		c.rr = pc.PgConn().ExecPrepared(ctx, name, params, nil, binaryResults)
+		return nil
+	}
+	c.rerr, c.rend = nil, false
+	return c.wire.execPrepared(ctx, name, params)
+}
+
+func (c *pgConn) next() ([][]byte, bool) {
+	if c.noWire {
+		if c.rr.NextRow() {
+			return c.rr.Values(), true
+		}
+		return nil, false
+	}
+	if c.rend {
+		return nil, false
+	}
+	v, ok, err := c.wire.nextRow()
+	if !ok {
+		c.rerr, c.rend = err, true
+	}
+	return v, ok
+}
+
+func (c *pgConn) finish() error {
+	if c.noWire {
+		_, err := c.rr.Close()
+		return err
+	}
+	for !c.rend {
+		c.next()
+	}
+	return c.rerr
+}
+
+func (c *pgConn) Close() error {
+	c.wire.close()
+	c.wire.release()
+	return c.c.Close(context.Background())
+}

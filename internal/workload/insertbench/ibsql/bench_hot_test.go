@@ -1,0 +1,157 @@
+package ibsql
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/runner"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+)
+
+// The three hot paths of the q and load steps on both servers, each reporting this process's
+// CPU per operation (user and system apart), so that a regression of the client's own cost shows
+// in `go test -bench`:
+//
+//	DBPERF_TEST_POSTGRES=postgres://postgres:PW@127.0.0.1:15497/dbperf \
+//	DBPERF_TEST_MYSQL=mysql://dbperf:PW@127.0.0.1:13397/dbperf \
+//	go test -run x -bench 'Hot' -benchtime 20000x -count 3 ./internal/workload/insertbench/ibsql/
+//
+// Each skips when its server's variable is unset. The C clients' figures on the same statements
+// come from scripts/client-cost.sh (docs/performance.md).
+
+// benchStore opens the target in the environment variable env, or skips.
+func benchStore(b *testing.B, env string) ib.Store {
+	dsn := os.Getenv(env)
+	if dsn == "" {
+		b.Skipf("%s is not set: give a server's target URL (dbperf server start ...) to run this benchmark", env)
+	}
+	spec, err := driver.Parse(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { t.Close() })
+	st, ok := Bind(t)
+	if !ok {
+		b.Fatalf("%T is not a SQL target", t)
+	}
+	return st
+}
+
+const hotTable, hotRows = "bench_hot", 100000
+
+// hotConn returns a connection and makes sure hotTable holds hotRows rows with its indexes.
+func hotConn(b *testing.B, st ib.Store) ib.Conn {
+	ctx := context.Background()
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	if s, err := st.Stats(ctx, hotTable); err == nil && s.Rows == hotRows && s.IndexRows != nil {
+		return conn
+	}
+	if err := st.CreateTables(ctx, []string{hotTable}); err != nil {
+		b.Fatal(err)
+	}
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(2, 2)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	rows := make([]ib.Row, 100)
+	for id := int64(1); id <= hotRows; id += 100 {
+		gen.Fill(rows, id, 1795363200)
+		if err := conn.Insert(ctx, hotTable, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := st.CreateIndexes(ctx, hotTable); err != nil {
+		b.Fatal(err)
+	}
+	if s, ok := st.(ib.Settler); ok {
+		if _, err := s.Settle(ctx, []string{hotTable}, time.Time{}, 0.01); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return conn
+}
+
+// benchRange runs b.N range queries (a random index each, as a querier does).
+func benchRange(b *testing.B, conn ib.Conn) {
+	ctx := context.Background()
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	var out []ib.IndexRow
+	var err error
+	b.ResetTimer()
+	cpu := runner.ProcessCPU()
+	for range b.N {
+		idx := gen.PickIndex()
+		if out, err = conn.RangeQuery(ctx, hotTable, idx, gen.RangeStart(idx), out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, b.N, "query")
+}
+
+// benchPoint runs b.N point queries of ib.RowsPerQuery ids each.
+func benchPoint(b *testing.B, conn ib.Conn) {
+	ctx := context.Background()
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(4, 4)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	ids := make([]int64, ib.RowsPerQuery)
+	var out []ib.PointRow
+	var err error
+	b.ResetTimer()
+	cpu := runner.ProcessCPU()
+	for range b.N {
+		gen.PointIDs(ids, 1, hotRows)
+		if out, err = conn.PointQuery(ctx, hotTable, ids, out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, b.N, "query")
+}
+
+// benchInsert runs b.N of l.i0's 100-row statements into a fresh table with only its primary
+// key; the figures are per statement (a hundredth of that per row).
+func benchInsert(b *testing.B, st ib.Store) {
+	ctx := context.Background()
+	if err := st.CreateTables(ctx, []string{"bench_hot_l0"}); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	rows := make([]ib.Row, 100)
+	b.ResetTimer()
+	cpu := runner.ProcessCPU()
+	for i := range b.N {
+		gen.Fill(rows, int64(i)*100+1, 1795363200)
+		if err := conn.Insert(ctx, "bench_hot_l0", rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, b.N, "stmt")
+}
+
+func BenchmarkHotPostgres(b *testing.B) {
+	st := benchStore(b, "DBPERF_TEST_POSTGRES")
+	conn := hotConn(b, st)
+	b.Run("range", func(b *testing.B) { benchRange(b, conn) })
+	b.Run("point", func(b *testing.B) { benchPoint(b, conn) })
+	b.Run("insert100", func(b *testing.B) { benchInsert(b, st) })
+}
+
+func BenchmarkHotMariaDB(b *testing.B) {
+	st := benchStore(b, "DBPERF_TEST_MYSQL")
+	conn := hotConn(b, st)
+	b.Run("range", func(b *testing.B) { benchRange(b, conn) })
+	b.Run("point", func(b *testing.B) { benchPoint(b, conn) })
+	b.Run("insert100", func(b *testing.B) { benchInsert(b, st) })
+}

@@ -1,0 +1,339 @@
+package ibsql
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// pgWire runs the q steps' prepared statements (Bind, Execute, Sync) and l.i0's literal INSERT
+// over a pgx connection's own socket, beside pgconn rather than through it.
+//
+// Why (measured, docs/performance.md): pgconn arms a 15 ms watchdog timer before every write
+// (enterPotentialWriteReadDeadlock); time.Timer.Reset wakes the runtime's network poller on
+// another thread, about 10% of dbperf's CPU in a qr100 profile. pgconn also keeps a per-op
+// context watcher and result reader. pgWire writes each statement with one write and reads the
+// reply into one reused buffer: 19% less client CPU per range query and 8% per point query than
+// through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in BenchmarkPostgresInsertL0;
+// medians of 3 interleaved runs.
+//
+// It waits through Go's network poller like any net.Conn. DBPERF_PGWIRE=block waits with
+// blocking reads on the socket instead, as libpq does; that was no better in the median and
+// far noisier (the runtime's sysmon retakes the blocked thread's P), so it is not the default.
+//
+// pgconn stays the connection's owner: it connects, authenticates, prepares, and runs every
+// other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
+// with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn.
+type pgWire struct {
+	pg    *pgconn.PgConn
+	nc    net.Conn
+	raw   syscall.RawConn
+	fd    int
+	owned bool // the socket is pgWire's (and, with wireBlock, in blocking mode)
+
+	wbuf []byte
+	rbuf []byte
+	r, n int // unread bytes: rbuf[r:n]
+
+	// ctx is the context whose cancellation shuts the socket down; stop unregisters that.
+	ctx  context.Context
+	stop func() bool
+	err  error // the connection's fatal error: once set, every call returns it
+
+	vals [][]byte // the current row's column values, slices of rbuf
+}
+
+// DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
+// "pgconn" sends the statements through pgconn as before pgWire; "block" makes pgWire wait with
+// blocking reads on the socket instead of Go's network poller.
+var (
+	wireOff   = os.Getenv("DBPERF_PGWIRE") == "pgconn"
+	wireBlock = os.Getenv("DBPERF_PGWIRE") == "block"
+)
+
+// errWireShut is what a read returns after the socket was shut down by a canceled context.
+var errWireShut = errors.New("connection shut down: the operation's context was canceled")
+
+func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
+	sc, ok := pg.Conn().(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("pgwire: %T has no file descriptor", pg.Conn())
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	w := &pgWire{pg: pg, nc: pg.Conn(), raw: raw, fd: -1, rbuf: make([]byte, 16<<10)}
+	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// acquire makes the socket pgWire's: pgconn idle and drained, and the socket shut down if ctx
+// is canceled (which ends a read in either mode; a blocking read has no deadline).
+func (w *pgWire) acquire(ctx context.Context) error {
+	if w.err != nil {
+		return w.err
+	}
+	if ctx != w.ctx {
+		if w.stop != nil {
+			w.stop()
+		}
+		w.ctx, w.stop = ctx, nil
+		if ctx.Done() != nil {
+			fd := w.fd
+			w.stop = context.AfterFunc(ctx, func() { syscall.Shutdown(fd, syscall.SHUT_RDWR) })
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w.owned {
+		return nil
+	}
+	if err := w.pg.SyncConn(ctx); err != nil {
+		return w.fail(err)
+	}
+	if !wireBlock {
+		w.owned = true // the socket stays non-blocking: reads and writes go through net.Conn
+		return nil
+	}
+	if err := syscall.SetNonblock(w.fd, false); err != nil {
+		return w.fail(err)
+	}
+	w.owned = true
+	return nil
+}
+
+// release hands the socket back to pgconn (non-blocking, as Go's network poller needs it).
+func (w *pgWire) release() error {
+	if !w.owned || w.err != nil {
+		return w.err
+	}
+	if w.r != w.n {
+		return w.fail(errors.New("pgwire: the server sent more than the replies asked for"))
+	}
+	w.owned = false
+	if !wireBlock {
+		return nil
+	}
+	if err := syscall.SetNonblock(w.fd, true); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+func (w *pgWire) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+		w.pg.Conn().Close() // pgconn's next operation fails too
+	}
+	return w.err
+}
+
+// close stops watching the last context.
+func (w *pgWire) close() {
+	if w.stop != nil {
+		w.stop()
+	}
+}
+
+// execPrepared sends Bind (text parameters, binary results), Execute and Sync for the prepared
+// statement name; the reply is read with nextRow and done.
+func (w *pgWire) execPrepared(ctx context.Context, name string, params [][]byte) error {
+	if err := w.acquire(ctx); err != nil {
+		return err
+	}
+	b := append(w.wbuf[:0], 'B', 0, 0, 0, 0, 0) // empty portal name
+	b = append(b, name...)
+	b = append(b, 0, 0, 0) // statement name's end; no parameter format codes: all text
+	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
+	for _, p := range params {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	b = append(b, 0, 1, 0, 1) // one result format code: binary
+	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // Execute the empty portal, all rows
+	b = append(b, 'S', 0, 0, 0, 4)
+	w.wbuf = b
+	return w.write(b)
+}
+
+// execSimple sends q as one simple-protocol Query message and reads the reply; q must return
+// no rows (the Insert Benchmark's literal INSERT).
+func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
+	if err := w.acquire(ctx); err != nil {
+		return err
+	}
+	b := append(w.wbuf[:0], 'Q', 0, 0, 0, 0)
+	b = append(b, q...)
+	b = append(b, 0)
+	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	w.wbuf = b
+	if err := w.write(b); err != nil {
+		return err
+	}
+	if _, ok, err := w.nextRow(); ok {
+		return w.fail(errors.New("pgwire: a statement without rows returned rows"))
+	} else {
+		return err
+	}
+}
+
+func (w *pgWire) write(b []byte) error {
+	for len(b) > 0 {
+		var n int
+		var err error
+		if wireBlock {
+			n, err = syscall.Write(w.fd, b)
+		} else {
+			n, err = w.nc.Write(b)
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return w.fail(w.ioErr(err))
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func (w *pgWire) ioErr(err error) error {
+	if w.ctx != nil && w.ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", errWireShut, err)
+	}
+	return err
+}
+
+// message reads the next message: its type and body (valid until the next read).
+func (w *pgWire) message() (byte, []byte, error) {
+	if err := w.fill(5); err != nil {
+		return 0, nil, err
+	}
+	typ := w.rbuf[w.r]
+	size := int(binary.BigEndian.Uint32(w.rbuf[w.r+1:]))
+	if size < 4 || size > 1<<30 {
+		return 0, nil, w.fail(fmt.Errorf("pgwire: message %q of %d bytes: out of sync", typ, size))
+	}
+	if err := w.fill(1 + size); err != nil {
+		return 0, nil, err
+	}
+	body := w.rbuf[w.r+5 : w.r+1+size]
+	w.r += 1 + size
+	return typ, body, nil
+}
+
+// fill reads until at least n unread bytes are buffered.
+func (w *pgWire) fill(n int) error {
+	if w.n-w.r >= n {
+		return nil
+	}
+	if w.r > 0 { // move the unread part to the front
+		w.n = copy(w.rbuf, w.rbuf[w.r:w.n])
+		w.r = 0
+	}
+	if n > len(w.rbuf) {
+		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
+	}
+	for w.n < n {
+		var m int
+		var err error
+		if wireBlock {
+			m, err = syscall.Read(w.fd, w.rbuf[w.n:])
+		} else {
+			m, err = w.nc.Read(w.rbuf[w.n:])
+		}
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return w.fail(w.ioErr(err))
+		case m == 0:
+			return w.fail(w.ioErr(errors.New("pgwire: the server closed the connection")))
+		}
+		w.n += m
+	}
+	return nil
+}
+
+// nextRow reads the reply up to the next row and returns its column values, or false at the
+// end of the reply; done then returns the statement's error, if any.
+func (w *pgWire) nextRow() ([][]byte, bool, error) {
+	for {
+		typ, body, err := w.message()
+		if err != nil {
+			return nil, false, err
+		}
+		switch typ {
+		case 'D':
+			vals, err := w.decodeRow(body)
+			return vals, err == nil, err
+		case 'E':
+			var e pgproto3.ErrorResponse
+			if err := e.Decode(body); err != nil {
+				return nil, false, w.fail(err)
+			}
+			if err := w.done(); err != nil {
+				return nil, false, err
+			}
+			return nil, false, pgconn.ErrorResponseToPgError(&e)
+		case 'C':
+			return nil, false, w.done()
+		case 'I':
+			return nil, false, w.done() // empty query
+		case '2', 'N', 'S', 'A': // bind complete, notice, parameter status, notification
+		default:
+			return nil, false, w.fail(fmt.Errorf("pgwire: unexpected message %q", typ))
+		}
+	}
+}
+
+// done reads the rest of the reply up to ReadyForQuery.
+func (w *pgWire) done() error {
+	for {
+		typ, _, err := w.message()
+		if err != nil {
+			return err
+		}
+		if typ == 'Z' {
+			return nil
+		}
+	}
+}
+
+func (w *pgWire) decodeRow(body []byte) ([][]byte, error) {
+	if len(body) < 2 {
+		return nil, w.fail(errors.New("pgwire: short data row"))
+	}
+	cols := int(binary.BigEndian.Uint16(body))
+	vals, p := w.vals[:0], 2
+	for range cols {
+		if len(body) < p+4 {
+			return nil, w.fail(errors.New("pgwire: short data row"))
+		}
+		size := int(int32(binary.BigEndian.Uint32(body[p:])))
+		p += 4
+		if size < 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		if len(body) < p+size {
+			return nil, w.fail(errors.New("pgwire: short data row"))
+		}
+		vals = append(vals, body[p:p+size:p+size])
+		p += size
+	}
+	w.vals = vals
+	return vals, nil
+}

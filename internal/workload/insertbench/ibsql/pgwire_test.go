@@ -1,0 +1,67 @@
+package ibsql
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// TestPGWireErrors checks that a statement failing on pgWire's path returns the server's error
+// and leaves the connection usable, on pgWire's path and on pgconn's after it.
+func TestPGWireErrors(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("DBPERF_TEST_POSTGRES is not set")
+	}
+	ctx := context.Background()
+	spec, err := driver.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	st, _ := Bind(tg)
+	if err := st.CreateTables(ctx, []string{"wire_t"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows := make([]ib.Row, 10)
+	ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20}).Fill(rows, 1, 1795363200)
+	if err := conn.Insert(ctx, "wire_t", rows); err != nil {
+		t.Fatal(err)
+	}
+	err = conn.Insert(ctx, "wire_t", rows) // the same ids again
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("duplicate insert: got %v, want a unique violation", err)
+	}
+	got, err := conn.PointQuery(ctx, "wire_t", []int64{1, 5, 10, 11}, nil)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("point query after the error: %d rows, %v; want 3 rows", len(got), err)
+	}
+	if n, err := conn.DeleteOldest(ctx, "wire_t", 1, 4); err != nil || n != 3 { // through pgx
+		t.Fatalf("delete through pgx after pgWire: %d, %v", n, err)
+	}
+	got, err = conn.PointQuery(ctx, "wire_t", []int64{1, 5}, nil)
+	if err != nil || len(got) != 1 || got[0].ID != 5 {
+		t.Fatalf("point query after pgx: %v, %v; want id 5", got, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := conn.PointQuery(cctx, "wire_t", []int64{5}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled context: %v", err)
+	}
+}

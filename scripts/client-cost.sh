@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# client-cost.sh: the client's own CPU per operation, dbperf beside a C client on the same
+# statements against the same server (issue 13, docs/performance.md "dbperf beside C clients").
+#
+#   PostgreSQL: pgbench -M prepared with custom scripts (the Insert Benchmark's range query and
+#               10-id point query), and pgbench -M simple for l.i0's 100-row literal INSERT
+#               (dbperf sends that one as text over the simple protocol, so pgbench must too);
+#               dbperf: qr100, qp100 and l.i0 with one client.
+#   MariaDB:    sysbench with a Lua script sending the same statements as SQL text (dbperf's
+#               default, the reference's form); dbperf: the same steps.
+#
+# Rounds alternate C client and dbperf (A B A B ...), so both see the same background load.
+# CPU per operation is user + system time of the client process (/usr/bin/time for the C
+# clients; for dbperf the step's own getrusage figures in summary.json, so its startup and
+# checks are not counted) divided by the statements it sent. dbperf's q steps also run their
+# inserter and deleter at 100 rows/s each; their cost is in dbperf's figure.
+#
+# Usage: scripts/client-cost.sh [pg|maria|both]   (default both)
+# Environment:
+#   CC_PG       PostgreSQL target (default: a server started here with dbperf, port 15497)
+#   CC_MY       MariaDB target    (default: a server started here with dbperf, port 13397)
+#   CC_SECONDS  length of each measured run (default 15)
+#   CC_ROUNDS   rounds of each pair (default 3)
+#   CC_ROWS     rows loaded for the queries (default 200000)
+#   CC_INSERT_ROWS rows each dbperf l.i0 run inserts (default 1000000)
+#   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
+#               queries and inserts through pgconn as before pgwire.go, to show what it bought
+#   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
+#   CC_DIR      work directory (default /tmp/client-cost)
+# Needs pgbench (postgresql-15's client), sysbench and /usr/bin/time; installs sysbench and time
+# with apt-get when missing and it can.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+what=${1:-both}
+dir=${CC_DIR:-/tmp/client-cost}
+secs=${CC_SECONDS:-15}
+rounds=${CC_ROUNDS:-3}
+rows=${CC_ROWS:-200000}
+insrows=${CC_INSERT_ROWS:-1000000}
+mkdir -p "$dir"
+results=$dir/results.tsv
+: >"$results"
+
+need() { # need CMD PACKAGE: install PACKAGE if CMD is missing
+	command -v "$1" >/dev/null && return
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y "$2" >/dev/null || { apt-get update >/dev/null && apt-get install -y "$2" >/dev/null; }
+	fi
+	command -v "$1" >/dev/null || { echo "client-cost: $1 is missing: apt-get install $2" >&2; exit 1; }
+}
+need /usr/bin/time time
+case $what in pg | both) need pgbench postgresql-client-15 ;; esac
+case $what in maria | both) need sysbench sysbench ;; esac
+
+dbperf=${CC_DBPERF:-$dir/dbperf}
+if [ -z "${CC_DBPERF:-}" ]; then
+	go build -o "$dbperf" ./cmd/dbperf
+fi
+export DBPERF_SERVER_PASSWORD=${DBPERF_SERVER_PASSWORD:-cctest}
+if [ -z "${CC_PG:-}" ] && [ "$what" != maria ]; then
+	"$dbperf" server start postgres --datadir "$dir/pg" --port 15497 >/dev/null
+	CC_PG=postgres://postgres:$DBPERF_SERVER_PASSWORD@127.0.0.1:15497/dbperf
+fi
+if [ -z "${CC_MY:-}" ] && [ "$what" != pg ]; then
+	"$dbperf" server start mariadb --datadir "$dir/maria" --port 13397 >/dev/null
+	CC_MY=mysql://dbperf:$DBPERF_SERVER_PASSWORD@127.0.0.1:13397/dbperf
+fi
+
+# record SIDE OP ROUND OPS SECONDS USER_SEC SYS_SEC
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
+	awk -v s="$1" -v o="$2" -v r="$3" -v n="$4" -v t="$5" -v u="$6" -v y="$7" 'BEGIN {
+		printf "%-16s %-6s round %s: %8d ops %8.0f/s  cpu %6.2f us/op (user %.2f, system %.2f)\n",
+			s, o, r, n, n / t, (u + y) * 1e6 / n, u * 1e6 / n, y * 1e6 / n }'
+}
+
+# timed FILE CMD...: runs CMD under /usr/bin/time, its user and system seconds into FILE.time.
+timed() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%U %S' -o "$out.time" "$@" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+}
+
+# dbperf_step SIDE OP ROUND TARGET STEP [FLAGS]: one dbperf run of STEP; its figures from summary.json.
+dbperf_step() {
+	local side=$1 op=$2 round=$3 target=$4 step=$5
+	shift 5
+	local out=$dir/runs/$side-$op-$round
+	rm -rf "$out"
+	"$dbperf" run insert --target "$target" --clients 1 --steps "$step" --quiet --no-verify \
+		--seed 1 --out "$out" "$@" >"$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }
+	local n
+	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m="query" if "query" in d["ops"] else "insert"; print(d["ops"][m]["statements"], d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/$step/summary.json")
+	# shellcheck disable=SC2086
+	record "$side" "$op" "$round" $n
+}
+
+# insert100 PLACEHOLDER: l.i0's 100-row INSERT into table pgb_i0/sb_i0 with ids PLACEHOLDER+1..+100
+# and row values of the same shapes as dbperf's (fixed here; dbperf draws them at random).
+insert100() {
+	local t=$1 id=$2
+	awk -v t="$t" -v id="$id" 'BEGIN {
+		printf "INSERT INTO %s (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES ", t
+		for (i = 1; i <= 100; i++)
+			printf "%s(%s+%d,'\''2026-11-23 10:%02d:00'\'',%d,%d,%d,%d,'\''aaaaaaaaa%07d'\'')", (i > 1 ? "," : ""), id, i, i % 60, (i * 37) % 1000, (i * 7919) % 100000, (i * 131) % 10000, (i * 17) % 500, i * 7919
+		print ";" }'
+}
+
+pg_round() {
+	local r=$1 pgdb=${CC_PG%/*}/dbperf_ins
+	local c="$dir/pgbench-$r"
+	timed "$c-range" pgbench -n -M prepared -c 1 -T "$secs" -f "$dir/pg-range.sql" "$CC_PG"
+	record pgbench range "$r" "$(awk '/actually processed/ {print $NF}' "$c-range")" "$secs" $(cat "$c-range.time")
+	dbperf_step dbperf-pg range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	local lo hi
+	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$CC_PG")
+	timed "$c-point" pgbench -n -M prepared -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-point.sql" "$CC_PG"
+	record pgbench point "$r" "$(awk '/actually processed/ {print $NF}' "$c-point")" "$secs" $(cat "$c-point.time")
+	dbperf_step dbperf-pg point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
+	timed "$c-insert" pgbench -n -M simple -c 1 -T "$secs" -D id=0 -f "$dir/pg-insert.sql" "$pgdb"
+	record pgbench insert "$r" "$(awk '/actually processed/ {print $NF}' "$c-insert")" "$secs" $(cat "$c-insert.time")
+	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	if [ "${CC_AB:-1}" = 1 ]; then
+		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	fi
+}
+
+if [ "$what" != maria ]; then
+	pg_table='CREATE TABLE pgb_i0 (transactionid bigint PRIMARY KEY, dateandtime timestamp without time zone, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000))'
+	cat >"$dir/pg-range.sql" <<'EOF'
+\set idx random(0, 2)
+\if :idx = 0
+\set x random(0, 9999)
+SELECT productid, customerid, price FROM pi1 WHERE productid >= :x ORDER BY productid, customerid, price LIMIT 10;
+\elif :idx = 1
+\set x random(0, 999)
+SELECT cashregisterid, customerid, price FROM pi1 WHERE cashregisterid > :x ORDER BY cashregisterid, customerid, price LIMIT 10;
+\else
+\set x random(0, 499)
+SELECT price, dateandtime, customerid FROM pi1 WHERE price >= :x ORDER BY price, dateandtime, customerid LIMIT 10;
+\endif
+EOF
+	{
+		for i in $(seq 10); do echo "\\set i$i random(:lo, :hi)"; done
+		echo "SELECT transactionid, productid, data FROM pi1 WHERE transactionid IN ($(seq -s, -f ':i%g' 10));"
+	} >"$dir/pg-point.sql"
+	{
+		echo '\set id :id + 100'
+		insert100 pgb_i0 :id
+	} >"$dir/pg-insert.sql"
+	echo "== PostgreSQL: loading pi1 ($rows rows, 3 indexes) for the queries"
+	"$dbperf" run insert --target "$CC_PG" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
+		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/pg-load" >"$dir/pg-load.log" 2>&1
+	"$dbperf" run insert --target "${CC_PG%/*}/dbperf_ins" --clients 1 --rows 100 --steps l.i0 \
+		--quiet --no-verify --drop --out "$dir/runs/pg-ins-create" >/dev/null 2>&1 # creates the database
+	for r in $(seq "$rounds"); do pg_round "$r"; done
+fi
+
+# my_args: sysbench's connection flags from $CC_MY (mysql://USER:PASSWORD@HOST:PORT/DB).
+my_args() {
+	local u=${CC_MY#mysql://} db
+	db=${u#*/}
+	db=${db%%\?*}
+	u=${u%%/*}
+	local cred=${u%@*} hp=${u#*@}
+	printf -- '--mysql-user=%s --mysql-password=%s --mysql-host=%s --mysql-port=%s --mysql-db=%s' \
+		"${cred%%:*}" "${cred#*:}" "${hp%:*}" "${hp##*:}" "$db"
+}
+
+sb() { # sb OUT LUA [VAR=VALUE...]: one sysbench run of the Lua script, one thread
+	local out=$1 lua=$2
+	shift 2
+	# shellcheck disable=SC2046
+	env "$@" /usr/bin/time -f '%U %S' -o "$out.time" sysbench $(my_args) --threads=1 --time="$secs" \
+		--events=0 "$lua" run >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+	awk '/total number of events/ {print $NF}' "$out"
+}
+
+my_round() {
+	local r=$1 c="$dir/sysbench-$r" n
+	local myins=${CC_MY%/*}/dbperf_ins
+	n=$(sb "$c-range" "$dir/my-range.lua")
+	record sysbench range "$r" "$n" "$secs" $(cat "$c-range.time")
+	dbperf_step dbperf-maria range "$r" "$CC_MY" qr100 --q-seconds "$secs"
+	local lo hi
+	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM pi1')
+	n=$(sb "$c-point" "$dir/my-point.lua" CC_LO="$lo" CC_HI="$hi")
+	record sysbench point "$r" "$n" "$secs" $(cat "$c-point.time")
+	dbperf_step dbperf-maria point "$r" "$CC_MY" qp100 --q-seconds "$secs"
+	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
+	n=$(sb "$c-insert" "$dir/my-insert.lua")
+	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
+	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+}
+
+mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
+	local u=${CC_MY#mysql://} db
+	db=${u#*/}
+	db=${db%%\?*}
+	u=${u%%/*}
+	local cred=${u%@*} hp=${u#*@} q
+	for q in "$@"; do
+		MYSQL_PWD=${cred#*:} mysql -N -B -u "${cred%%:*}" -h "${hp%:*}" -P "${hp##*:}" "$db" -e "$q"
+	done
+}
+
+if [ "$what" != pg ]; then
+	cat >"$dir/my-range.lua" <<'EOF2'
+-- The Insert Benchmark's range query as dbperf sends it by default (the reference's text).
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local idx = math.random(0, 2)
+  if idx == 0 then
+    con:query(string.format("SELECT productid, customerid, price FROM pi1 FORCE INDEX (pi1_marketsegment) WHERE (productid >= %d) ORDER BY productid, customerid, price LIMIT 10", math.random(0, 9999)))
+  elseif idx == 1 then
+    con:query(string.format("SELECT cashregisterid,customerid,price FROM pi1 FORCE INDEX (pi1_registersegment) WHERE (cashregisterid > %d) ORDER BY cashregisterid, customerid, price LIMIT 10", math.random(0, 999)))
+  else
+    con:query(string.format("SELECT price,dateandtime,customerid FROM pi1 FORCE INDEX (pi1_pdc) WHERE (price >= %d) ORDER BY price, dateandtime, customerid LIMIT 10", math.random(0, 499)))
+  end
+end
+EOF2
+	cat >"$dir/my-point.lua" <<'EOF2'
+-- The point query: 10 ids uniform in [CC_LO, CC_HI], as SQL text.
+local lo, hi = tonumber(os.getenv("CC_LO")), tonumber(os.getenv("CC_HI"))
+local ids = {}
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  for i = 1, 10 do ids[i] = math.random(lo, hi) end
+  con:query("SELECT transactionid, productid, data FROM pi1 WHERE transactionid in (" .. table.concat(ids, ",") .. ")")
+end
+EOF2
+	{
+		echo '-- l.i0'"'"'s 100-row INSERT as text, ids counting up.'
+		echo 'local id = 0'
+		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
+		echo 'function event()'
+		echo '  con:query(string.format([['"$(insert100 sb_i0 '%d' | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'id+%g' 100)"'))'
+		echo '  id = id + 100'
+		echo 'end'
+	} >"$dir/my-insert.lua"
+	echo "== MariaDB: loading pi1 ($rows rows, 3 indexes) for the queries"
+	"$dbperf" run insert --target "$CC_MY" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
+		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/my-load" >"$dir/my-load.log" 2>&1
+	"$dbperf" run insert --target "${CC_MY%/*}/dbperf_ins" --clients 1 --rows 100 --steps l.i0 \
+		--quiet --no-verify --drop --out "$dir/runs/my-ins-create" >/dev/null 2>&1 # creates the database
+	for r in $(seq "$rounds"); do my_round "$r"; done
+fi
+
+# medians: per side and operation, the median and the range of the rounds' CPU per operation
+echo
+echo "== medians of $rounds rounds (client CPU per statement, us; user and system medians apart)"
+awk -F'\t' '{
+	k = $1 "\t" $2; n[k]++
+	tot[k, n[k]] = ($6 + $7) * 1e6 / $4; usr[k, n[k]] = $6 * 1e6 / $4; sys[k, n[k]] = $7 * 1e6 / $4
+	rate[k, n[k]] = $4 / $5; keys[k] = 1
+} END {
+	for (k in keys) {
+		t = med(tot, k, n[k]); range = sprintf("%.1f-%.1f", lo, hi)
+		printf "%s\t%.1f\t%.1f\t%.1f\t%s\t%.0f\n", k, t, med(usr, k, n[k]), med(sys, k, n[k]), range, med(rate, k, n[k])
+	}
+}
+function med(a, k, m,   i, j, t, v) {
+	for (i = 1; i <= m; i++) v[i] = a[k, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	lo = v[1]; hi = v[m]
+	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}' "$results" | sort -k2,2 -k1,1 | column -t -s $'\t' -N side,op,cpu_us,user_us,sys_us,cpu_range,ops_per_s
