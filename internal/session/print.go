@@ -62,14 +62,14 @@ func printResult(out io.Writer, s archive.Step, ops []string, warnings []string,
 		sort.Strings(keys)
 		var kv []string
 		for _, k := range keys {
+			v := fmt.Sprint(s.Workload[k])
 			if wide {
-				fmt.Fprintf(out, "   %s: %v\n", k, s.Workload[k])
+				fmt.Fprintf(out, "   %s: %s\n", k, v)
+			} else if len(v) <= 40 { // a sentence (what a check covered) is for --wide and summary.json
+				kv = append(kv, k+" "+v)
 			}
-			kv = append(kv, fmt.Sprintf("%s %v", k, s.Workload[k]))
 		}
-		if !wide {
-			fmt.Fprintf(out, "   %s\n", strings.Join(kv, ", "))
-		}
+		printWrapped(out, "   ", kv, 100)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(out, "   WARNING: %s\n", w)
@@ -123,10 +123,13 @@ func printHostShort(out io.Writer, h *archive.HostSummary) {
 		}
 		return fmt.Sprintf(format, *p)
 	}
-	fmt.Fprintf(out, "   host: cpu %.0f%% busy; per op: cpu %s us (dbms %s, client %.1f), rKB %s; wKB per write %s; client %.2f cores\n",
+	fmt.Fprintf(out, "   host: cpu %.0f%%; per op: cpu %s us (dbms %s, client %.1f), rKB %s, wKB/write %s; client %.2f cores\n",
 		h.CPUPS, num(h.CPUPQ, "%.1f"), num(h.DBMSCPUPQ, "%.1f"), h.ClientCPUPQ, num(h.RKBPQ, "%.3f"), num(h.WKBPI, "%.3f"), h.ClientCPUCores)
-	if h.ClientBound {
+	switch {
+	case h.ClientBound:
 		fmt.Fprintf(out, "   CLIENT-BOUND: %s\n", h.ClientBoundWhy)
+	case h.ClientBoundWhy != "": // e.g. a busy host, which is not the client's doing
+		fmt.Fprintf(out, "   note: %s\n", h.ClientBoundWhy)
 	}
 }
 
@@ -144,8 +147,11 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 		num(h.CPUPQ, "%.2f"), num(h.DBMSCPUPQ, "%.2f"), h.ClientCPUPQ, num(h.CSPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"))
 	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores\n",
 		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores)
-	if h.ClientBound {
+	switch {
+	case h.ClientBound:
 		fmt.Fprintf(out, "   CLIENT-BOUND: %s; these figures measure dbperf, not the DBMS\n", h.ClientBoundWhy)
+	case h.ClientBoundWhy != "":
+		fmt.Fprintf(out, "   note: %s\n", h.ClientBoundWhy)
 	}
 }
 
@@ -184,4 +190,23 @@ func printClosing(out io.Writer, run string, steps []stepLine) {
 			s.Step, s.Seconds, st.main.Name, o.PerSec, st.main.Unit, o.P99Us, o.MaxUs, s.Errors, stalls, check)
 	}
 	tw.Flush()
+}
+
+// printWrapped prints items joined by ", " in lines of at most width characters (an item
+// longer than that has a line of its own).
+func printWrapped(out io.Writer, indent string, items []string, width int) {
+	line := ""
+	for _, it := range items {
+		if line != "" && len(indent)+len(line)+2+len(it) > width {
+			fmt.Fprintf(out, "%s%s\n", indent, line)
+			line = ""
+		}
+		if line != "" {
+			line += ", "
+		}
+		line += it
+	}
+	if line != "" {
+		fmt.Fprintf(out, "%s%s\n", indent, line)
+	}
 }
