@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
-	"github.com/dbperf/dbperf/internal/plan"
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/kv"
 	"github.com/spf13/cobra"
@@ -60,31 +57,15 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			runs, err := plan.FromTargets(targets)
-			if err != nil {
-				return err
-			}
-			if out == "" && len(runs) == 1 {
-				out = defaultOut("kv-"+runs[0].Name, time.Now())
-			} else if out == "" {
-				out = defaultOut("kv", time.Now())
-			}
 			needsData := ""
 			if cfg.Steps[0] != kv.FillSeq {
-				needsData = "the first step " + cfg.Steps[0] + " reads keys that fillseq loads"
-			}
-			if err := preflight(runs, out, needsData); err != nil {
-				return err
+				needsData = cfg.Steps[0] + " reads keys that fillseq loads: run fillseq first (e.g. --steps fillseq," + cfg.Steps[0] + ")"
 			}
 			bind := func(t driver.Target) (workload.Workload, error) { return kv.New(cfg, t) }
-			if len(runs) == 1 {
-				err = runOne(c, kv.Name, runs[0], out, seed, !noVerify, bind)
-				printKVRows(c.OutOrStdout(), out)
-				return err
-			}
-			err = runAll(c, kv.Name, runs, out, seed, !noVerify, bind)
-			for _, r := range runs {
-				printKVRows(c.OutOrStdout(), filepath.Join(out, r.Name))
+			dirs, err := launch{workload: kv.Name, prefix: "kv", targets: targets, out: out, seed: seed,
+				verify: !noVerify, needsData: needsData, bind: bind}.run(c)
+			for _, d := range dirs {
+				printKVRows(c.OutOrStdout(), d)
 			}
 			return err
 		},

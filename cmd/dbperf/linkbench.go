@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
-	"github.com/dbperf/dbperf/internal/plan"
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/linkbench"
 	"github.com/dbperf/dbperf/internal/workload/linkbench/stores"
@@ -59,34 +57,13 @@ of ids. See docs/linkbench.md.`,
 			if err := errors.Join(checkDurations(map[string]time.Duration{"requests-seconds": seconds}), cfg.Validate()); err != nil {
 				return err
 			}
-			var runs []plan.Run
-			if planFile != "" {
-				if c.Flags().Changed("target") {
-					return fmt.Errorf("give --plan or --target, not both")
-				}
-				runs, err = plan.Load(planFile)
-			} else {
-				runs, err = plan.FromTargets(targets)
-			}
-			if err != nil {
-				return err
-			}
-			if out == "" && len(runs) == 1 {
-				out = defaultOut("lb-"+runs[0].Name, time.Now())
-			} else if out == "" {
-				out = defaultOut("lb", time.Now())
-			}
 			needsData := ""
 			if cfg.Steps[0] == linkbench.StepRequest {
-				needsData = "--steps starts with request, which needs the graph of an earlier load"
+				needsData = "the request step needs a loaded graph: run load first (e.g. --steps load,request)"
 			}
-			if err := preflight(runs, out, needsData); err != nil {
-				return err
-			}
-			if len(runs) == 1 {
-				return runOne(c, linkbench.Name, runs[0], out, seed, !noVerify, bindLinkBench(cfg))
-			}
-			return runAll(c, linkbench.Name, runs, out, seed, !noVerify, bindLinkBench(cfg))
+			_, err = launch{workload: linkbench.Name, prefix: "lb", planFile: planFile, targets: targets, out: out, seed: seed,
+				verify: !noVerify, needsData: needsData, bind: bindLinkBench(cfg)}.run(c)
+			return err
 		},
 	}
 	f := c.Flags()

@@ -117,30 +117,9 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": settleWait}), cfg.Validate()); err != nil {
 				return err
 			}
-			var runs []plan.Run
-			if planFile != "" {
-				if c.Flags().Changed("target") {
-					return fmt.Errorf("give --plan or --target, not both")
-				}
-				runs, err = plan.Load(planFile)
-			} else {
-				runs, err = plan.FromTargets(targets)
-			}
-			if err != nil {
-				return err
-			}
-			if out == "" && len(runs) == 1 {
-				out = defaultOut("insert-"+runs[0].Name, time.Now())
-			} else if out == "" {
-				out = defaultOut("insert", time.Now())
-			}
-			if err := preflight(runs, out, cfg.NeedsData()); err != nil {
-				return err // before any server is started or stopped
-			}
-			if len(runs) == 1 {
-				return runOne(c, "insert", runs[0], out, seed, !noVerify, bindInsert(cfg))
-			}
-			return runAll(c, "insert", runs, out, seed, !noVerify, bindInsert(cfg))
+			_, err = launch{workload: "insert", prefix: "insert", planFile: planFile, targets: targets, out: out, seed: seed,
+				verify: !noVerify, needsData: cfg.NeedsData(), bind: bindInsert(cfg)}.run(c)
+			return err
 		},
 	}
 	f := c.Flags()
