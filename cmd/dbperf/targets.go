@@ -19,7 +19,12 @@ func targetsCmd() *cobra.Command {
 			for _, k := range driver.Kinds() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, k.Usage, k.Summary)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(c.OutOrStdout(), "\nA key-value kind prefixed with %s stalls every operation during chosen windows, to see what\n"+
+				"closed and open loops do with a stall (docs/open-loop.md): %spebble[:DIR]?at=5s&for=2s[&every=10s]\n", driver.StallPrefix, driver.StallPrefix)
+			return err
 		},
 	}
 }
