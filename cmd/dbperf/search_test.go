@@ -44,3 +44,29 @@ func TestSearchCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLinkBench: LinkBench's request step changes the graph, so every trial after the
+// first starts from a graph loaded again (a step load-rRATE before it); the achieved rate is all
+// request types together.
+func TestSearchLinkBench(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "search", "linkbench", "--target", "pebble", "--maxid", "2001", "--requesters", "2", "--sla", "get_link_list:p99<1m",
+		"--start-rate", "100", "--max-rate", "200", "--trial", "1s", "--warmup", "0s", "--out", "s", "--seed", "3")
+	if r.code != 0 || !strings.Contains(r.stdout, "highest passing rate: at least 200/s") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var rec archive.Search
+	b, err := os.ReadFile(filepath.Join(dir, "s", "search.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil || len(rec.Trials) != 2 {
+		t.Fatalf("search.json: %s %v", b, err)
+	}
+	if rec.Trials[1].Achieved < 0.95*200 {
+		t.Errorf("trial at 200/s achieved %v: the rate of all request types, it must hold 95%%", rec.Trials[1].Achieved)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s", "load-r200", "summary.json")); err != nil {
+		t.Errorf("no reload before the second trial: %v", err)
+	}
+	if r := run(t, dir, "search", "linkbench", "--step", "load", "--sla", "get_link_list:p99<1s"); r.code == 0 || !strings.Contains(r.stderr, "step load cannot be searched") {
+		t.Errorf("search of the load step: exit %d %q", r.code, r.stderr)
+	}
+}

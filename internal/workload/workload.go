@@ -51,10 +51,12 @@ type Workload interface {
 }
 
 // Tunable is a workload a search can drive: it changes the arrival process and the length of
-// the steps it runs next, and says which steps leave the database as they found it (so that a
-// step can be repeated at another rate with the same database).
+// the steps it runs next, says which steps leave the database as they found it (a search runs
+// the load steps again before each trial of a step that does not), and which op types make up
+// a step's searched stream (its achieved rate is theirs added up).
 type Tunable interface {
 	SetArrival(a Arrival)
 	SetStepSeconds(seconds float64)
 	KeepsSize(step string) bool
+	RateOps(step string) []string
 }

@@ -15,3 +15,12 @@ func (b *Bench) KeepsSize(step string) bool {
 	info, err := parseStep(step)
 	return err == nil && info.kind == kindQuery
 }
+
+// RateOps implements workload.Tunable: a q step's searched stream is its queries; the other
+// steps have none.
+func (b *Bench) RateOps(step string) []string {
+	if info, err := parseStep(step); err != nil || info.kind != kindQuery {
+		return nil
+	}
+	return []string{opQuery.Name}
+}
