@@ -230,7 +230,7 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		sum.Ops[op.Name] = measure.Summarize(a, secs)
 		sum.Errors += a.Errors
 	}
-	if units := res.Total.Ops[plan.Main].Units; units > 0 {
+	if units := perOpUnits(plan, res); units > 0 {
 		sum.ClientCPUUsPerOp = measure.Round(float64(res.CPU.Total().Microseconds())/float64(units), 3)
 	}
 	var warnings []string
@@ -238,6 +238,19 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		sum.Workload, warnings = plan.Extra(res)
 	}
 	return sum, warnings
+}
+
+// perOpUnits are what per-operation costs divide by: the units of the plan's PerOp op types,
+// or of its main op type.
+func perOpUnits(plan *workload.StepPlan, res runner.Result) int64 {
+	if len(plan.PerOp) == 0 {
+		return res.Total.Ops[plan.Main].Units
+	}
+	var n int64
+	for _, o := range plan.PerOp {
+		n += res.Total.Ops[o].Units
+	}
+	return n
 }
 
 // opNames are the names of a step's op types, in order.
@@ -264,6 +277,6 @@ func totals(plan *workload.StepPlan, res runner.Result, seconds []measure.Second
 		}
 		return float64(res.Total.Ops[o].Units)
 	}
-	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: units(plan.Main), Rates: rates, Lag: res.Lag,
+	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: float64(perOpUnits(plan, res)), Rates: rates, Lag: res.Lag,
 		MaxOpUs: measure.Micros(res.Total.Ops[plan.Main].Hist.Max())}
 }

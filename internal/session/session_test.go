@@ -201,3 +201,19 @@ func TestLiveWithoutProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestPerOpDivisor: per-operation costs divide by the units of the plan's PerOp op types when
+// it names them (all of LinkBench's request types), else by the main op type's.
+func TestPerOpDivisor(t *testing.T) {
+	ops := []measure.OpType{{Name: "a"}, {Name: "b"}}
+	res := runner.Result{Total: measure.NewInterval(2), CPU: runner.CPUTime{User: 300 * time.Millisecond}}
+	res.Total.Ops[0].Units, res.Total.Ops[1].Units = 1000, 2000
+	plan := &workload.StepPlan{Step: runner.Step{Ops: ops}, Main: 0, Write: workload.None, Read: workload.None}
+	if sum, _ := summarize("s", plan, res); sum.ClientCPUUsPerOp != 300 {
+		t.Errorf("by the main op: %v us/op, want 300 (0.3 s / 1000)", sum.ClientCPUUsPerOp)
+	}
+	plan.PerOp = []measure.Op{0, 1}
+	if sum, _ := summarize("s", plan, res); sum.ClientCPUUsPerOp != 100 {
+		t.Errorf("by both ops: %v us/op, want 100 (0.3 s / 3000)", sum.ClientCPUUsPerOp)
+	}
+}

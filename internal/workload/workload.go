@@ -26,6 +26,9 @@ type StepPlan struct {
 	// load steps, queries on query steps, as the Insert Benchmark's reports do), and stalls are
 	// judged on its rate.
 	Main measure.Op
+	// PerOp, if set, are the op types whose units per-operation costs divide by instead of
+	// Main's: all ten of LinkBench's request types, of which Main is only the most frequent.
+	PerOp []measure.Op
 	// Write is the op type whose units per-write host figures (writes and KB written per unit)
 	// divide by, or None; Read likewise for the read rate, or None.
 	Write, Read measure.Op

@@ -204,6 +204,9 @@ func (b *Bench) planRequest(ctx context.Context, step string, connect func() (Co
 	// The live line's progress counts one op type's units, so no op type measures the progress
 	// of a mix: Total 0 (unknown) with the main op.
 	plan := &workload.StepPlan{Progress: main, Main: main, Write: workload.None, Read: workload.None}
+	for o := range requestOps { // per-request costs divide by every request, not the main type's
+		plan.PerOp = append(plan.PerOp, measure.Op(o))
+	}
 	s := &plan.Step
 	s.Name, s.Ops, s.Retries, s.Duration = step, requestOps[:], b.cfg.Retries, b.cfg.RequestTime
 	b.requesters = nil
