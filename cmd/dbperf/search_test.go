@@ -70,3 +70,20 @@ func TestSearchLinkBench(t *testing.T) {
 		t.Errorf("search of the load step: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// TestSearchVaryClients: with --vary clients a closed loop's requester count doubles from 1 to
+// --max-rate; the Insert Benchmark, whose tables are per client, refuses it.
+func TestSearchVaryClients(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "search", "linkbench", "--vary", "clients", "--target", "pebble", "--maxid", "2001", "--sla", "get_link_list:p99<1m",
+		"--max-rate", "2", "--trial", "1s", "--warmup", "0s", "--out", "s", "--seed", "3")
+	if r.code != 0 || !strings.Contains(r.stdout, "highest passing client count: at least 2 clients") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s", "request-c2", "summary.json")); err != nil {
+		t.Errorf("no trial with 2 clients: %v", err)
+	}
+	if r := run(t, dir, "search", "insert", "--vary", "clients", "--sla", "query:p99<1s"); r.code == 0 || !strings.Contains(r.stderr, "its tables are per client") {
+		t.Errorf("insert --vary clients: exit %d %q", r.code, r.stderr)
+	}
+}

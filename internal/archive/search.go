@@ -16,7 +16,10 @@ const SearchFile = "search.json"
 
 // Search is search.json: what `dbperf search` looked for, every trial, and the answer.
 type Search struct {
-	Step     string   `json:"step"`
+	Step string `json:"step"`
+	// Vary is what the trials varied: "rate" (open-loop arrivals a second) or "clients" (a
+	// closed loop's client count); a trial's Rate is then its client count.
+	Vary     string   `json:"vary"`
 	SLAs     []string `json:"slas"`
 	Rule     string   `json:"rule"`
 	Config   any      `json:"config"`

@@ -24,6 +24,9 @@ type Config struct {
 	Min, Max   float64 // rates never tried below or above
 	Resolution float64 // stop when (fail - pass) / pass is at most this, e.g. 0.05
 	MaxTrials  int
+	// Whole searches whole numbers (a client count): halving and doubling round, bisection
+	// takes the middle whole number, and the search stops when pass and fail are neighbours.
+	Whole bool
 }
 
 // Validate reports every problem at once.
@@ -82,6 +85,12 @@ func Run(c Config, try func(rate float64) (Outcome, error)) (Result, error) {
 			r.Fail = rate
 		}
 		switch {
+		case r.Rate > 0 && r.Fail > 0 && c.Whole:
+			if r.Fail-r.Rate <= 1 {
+				r.Reason = "bracketed: the passing and failing counts are neighbours"
+				return r, nil
+			}
+			rate = math.Floor((r.Rate + r.Fail) / 2)
 		case r.Rate > 0 && r.Fail > 0:
 			if (r.Fail-r.Rate)/r.Rate <= c.Resolution {
 				r.Reason = fmt.Sprintf("bracketed within %g%%", 100*c.Resolution)
@@ -100,6 +109,9 @@ func Run(c Config, try func(rate float64) (Outcome, error)) (Result, error) {
 				return r, nil
 			}
 			rate = max(rate/2, c.Min)
+			if c.Whole {
+				rate = max(math.Floor(rate), c.Min)
+			}
 		}
 	}
 	r.Reason = fmt.Sprintf("%d trials spent", c.MaxTrials)

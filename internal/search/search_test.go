@@ -72,3 +72,25 @@ func TestSearchBounds(t *testing.T) {
 		t.Error("a bad config was accepted")
 	}
 }
+
+// TestSearchWhole: a closed loop's client count; the SLA holds up to 13 clients. Doubling from
+// 1 brackets it between 8 and 16, then the middle whole numbers find 13 and 14 as neighbours.
+func TestSearchWhole(t *testing.T) {
+	var tried []float64
+	r, err := Run(Config{Start: 1, Min: 1, Max: 1024, Resolution: 0.5, MaxTrials: 20, Whole: true}, func(n float64) (Outcome, error) {
+		if n != math.Floor(n) {
+			t.Fatalf("tried %v clients", n)
+		}
+		tried = append(tried, n)
+		return Outcome{Pass: n <= 13}, nil
+	})
+	if err != nil || r.Rate != 13 || r.Fail != 14 {
+		t.Errorf("found %v (fail %v) after %v: want 13 and 14", r.Rate, r.Fail, tried)
+	}
+	down, _ := Run(Config{Start: 64, Min: 1, Max: 1024, Resolution: 0.5, MaxTrials: 20, Whole: true}, func(n float64) (Outcome, error) {
+		return Outcome{Pass: n <= 5}, nil
+	})
+	if down.Rate != 5 || down.Fail != 6 {
+		t.Errorf("from above: found %v (fail %v), want 5 and 6", down.Rate, down.Fail)
+	}
+}

@@ -63,3 +63,9 @@ type Tunable interface {
 	KeepsSize(step string) bool
 	RateOps(step string) []string
 }
+
+// ClientTunable is a workload whose request stream's client count a search can set (a closed
+// loop's: dbperf search --vary clients).
+type ClientTunable interface {
+	SetClients(n int)
+}

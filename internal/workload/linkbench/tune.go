@@ -32,3 +32,6 @@ func (b *Bench) RateOps(step string) []string {
 	}
 	return names
 }
+
+// SetClients implements workload.ClientTunable: the next request steps' requesters.
+func (b *Bench) SetClients(n int) { b.cfg.Requesters = n }
