@@ -38,3 +38,24 @@ func BenchmarkPoolLag(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConstantRateLag is the lag of one worker's own constant-rate schedule (the key-value
+// steps' writer held to --writer-mbps), with and without the last millisecond in nanosleep.
+//
+//	go test -run x -bench ConstantRateLag -benchtime 1x ./internal/runner/
+func BenchmarkConstantRateLag(b *testing.B) {
+	defer runner.SetPreciseSleep(false)
+	for _, precise := range []bool{false, true} {
+		b.Run(fmt.Sprintf("precise=%v", precise), func(b *testing.B) {
+			runner.SetPreciseSleep(precise)
+			nop := runner.Single(opInsert, func(context.Context, int) (int64, error) { return 1, nil })
+			for b.Loop() {
+				res := runner.Run(context.Background(), runner.Step{Ops: allOps, Workers: []runner.Worker{{
+					Name: "paced", Primary: true, Schedule: runner.ConstantRate{PerSec: 5000, Limit: 10000}, Do: nop}}})
+				h := res.Total.Ops[opInsert].Hist
+				b.ReportMetric(measure.Micros(h.ValueAtQuantile(50)), "lag_p50_us")
+				b.ReportMetric(measure.Micros(h.ValueAtQuantile(99)), "lag_p99_us")
+			}
+		})
+	}
+}

@@ -100,7 +100,20 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	}
 	due := t.Start.Add(Offset(c.PerSec, t.N))
 	slept := time.Until(due) > 0
-	if !sleepUntil(ctx, due, t.Stop, c.Limit <= 0) {
+	if slept && preciseSleep {
+		// The last millisecond in nanosleep (sleep.go): Go's timers alone wake ~1 ms late here.
+		var stop <-chan struct{}
+		if c.Limit <= 0 {
+			stop = t.Stop
+		}
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		ok := sleepUntilPrecise(ctx, due, stop, timer)
+		timer.Stop()
+		if !ok {
+			return time.Time{}, false
+		}
+	} else if !sleepUntil(ctx, due, t.Stop, c.Limit <= 0) {
 		return time.Time{}, false
 	}
 	if slept {
