@@ -28,15 +28,21 @@ func WriteGroup(dir string, g Group) error { return WriteJSON(filepath.Join(dir,
 
 // ReadGroup reads a group's group.json; ok is false when dir is not a group.
 func ReadGroup(dir string) (g Group, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, GroupFile))
+	ok, err = readJSONIfThere(dir, GroupFile, &g)
+	return g, ok, err
+}
+
+// readJSONIfThere reads dir/name into v; false when the file does not exist.
+func readJSONIfThere(dir, name string, v any) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return g, false, nil
+		return false, nil
 	}
 	if err != nil {
-		return g, false, err
+		return false, err
 	}
-	if err := json.Unmarshal(b, &g); err != nil {
-		return g, false, fmt.Errorf("%s/%s: %w", dir, GroupFile, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%s/%s: %w", dir, name, err)
 	}
-	return g, true, nil
+	return true, nil
 }

@@ -1,15 +1,6 @@
 package archive
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/dbperf/dbperf/internal/measure"
-)
+import "github.com/dbperf/dbperf/internal/measure"
 
 // SearchFile names a search's record in its run directory.
 const SearchFile = "search.json"
@@ -46,15 +37,6 @@ type Trial struct {
 
 // ReadSearch reads a run's search.json; ok is false when the run is not a search.
 func ReadSearch(dir string) (s Search, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, SearchFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, false, nil
-	}
-	if err != nil {
-		return s, false, err
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, false, fmt.Errorf("%s/%s: %w", dir, SearchFile, err)
-	}
-	return s, true, nil
+	ok, err = readJSONIfThere(dir, SearchFile, &s)
+	return s, ok, err
 }
