@@ -19,6 +19,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
 )
@@ -28,40 +29,8 @@ import (
 // starts them and sets DBPERF_TEST_POSTGRES and DBPERF_TEST_MYSQL; without them the test fails
 // rather than skip, unless -short.
 func testTargets(t *testing.T) map[string]string {
-	dir := t.TempDir()
-	m := map[string]string{
-		"sqlite": "sqlite:" + filepath.Join(dir, "ib.sqlite"),
-		"pebble": "pebble:" + filepath.Join(dir, "pebble"),
-		"bbolt":  "bbolt:" + filepath.Join(dir, "ib.bbolt"),
-	}
-	if dsn := os.Getenv("DBPERF_TEST_POSTGRES"); dsn != "" {
-		m["postgres"] = withDatabase(dsn, "dbperf_insertbench") // its own database: packages test in parallel
-	} else if !testing.Short() {
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh, which installs and starts PostgreSQL, or use go test -short to leave PostgreSQL out")
-	}
-	if dsn := os.Getenv("DBPERF_TEST_MYSQL"); dsn != "" {
-		for _, engine := range []string{"innodb", "rocksdb"} { // a database each: packages test in parallel
-			u := withDatabase(dsn, "dbperf_insertbench_"+engine)
-			sep := "?"
-			if strings.Contains(u, "?") {
-				sep = "&"
-			}
-			m["mysql-"+engine] = u + sep + "engine=" + engine
-		}
-	} else if !testing.Short() {
-		t.Fatal("DBPERF_TEST_MYSQL is not set: run scripts/test.sh, which installs and starts MariaDB with MyRocks, or use go test -short to leave MySQL out")
-	}
-	return m
-}
-
-// withDatabase replaces the database of a server URL (dbperf creates it if missing).
-func withDatabase(dsn, db string) string {
-	base, query, _ := strings.Cut(dsn, "?")
-	base = base[:strings.LastIndex(base, "/")+1] + db
-	if query != "" {
-		return base + "?" + query
-	}
-	return base
+	// (testtargets.All: the same targets for every workload)
+	return testtargets.All(t, "dbperf_insertbench", "ib")
 }
 
 func openStore(t *testing.T, targetStr string) (driver.Target, ib.Store) {

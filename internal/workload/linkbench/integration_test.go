@@ -5,15 +5,14 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 	"github.com/dbperf/dbperf/internal/workload/linkbench/stores"
 )
@@ -22,40 +21,8 @@ import (
 // servers are real: scripts/test.sh starts them and sets DBPERF_TEST_POSTGRES and
 // DBPERF_TEST_MYSQL; without them the test fails rather than skip, unless -short.
 func testTargets(t *testing.T, name string) map[string]string {
-	dir := t.TempDir()
-	m := map[string]string{
-		"sqlite": "sqlite:" + filepath.Join(dir, "lb.sqlite"),
-		"pebble": "pebble:" + filepath.Join(dir, "pebble"),
-		"bbolt":  "bbolt:" + filepath.Join(dir, "lb.bbolt"),
-	}
-	if dsn := os.Getenv("DBPERF_TEST_POSTGRES"); dsn != "" {
-		m["postgres"] = withDatabase(dsn, "dbperf_linkbench_"+name) // its own database: packages test in parallel
-	} else if !testing.Short() {
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh, which installs and starts PostgreSQL, or use go test -short to leave PostgreSQL out")
-	}
-	if dsn := os.Getenv("DBPERF_TEST_MYSQL"); dsn != "" {
-		for _, engine := range []string{"innodb", "rocksdb"} {
-			u := withDatabase(dsn, "dbperf_linkbench_"+name+"_"+engine)
-			sep := "?"
-			if strings.Contains(u, "?") {
-				sep = "&"
-			}
-			m["mysql-"+engine] = u + sep + "engine=" + engine
-		}
-	} else if !testing.Short() {
-		t.Fatal("DBPERF_TEST_MYSQL is not set: run scripts/test.sh, which installs and starts MariaDB with MyRocks, or use go test -short to leave MySQL out")
-	}
-	return m
-}
-
-// withDatabase replaces the database of a server URL (dbperf creates it if missing).
-func withDatabase(dsn, db string) string {
-	base, query, _ := strings.Cut(dsn, "?")
-	base = base[:strings.LastIndex(base, "/")+1] + db
-	if query != "" {
-		return base + "?" + query
-	}
-	return base
+	// (testtargets.All: the same targets for every workload)
+	return testtargets.All(t, "dbperf_linkbench_"+name, "lb")
 }
 
 func open(t *testing.T, target string) (driver.Target, lb.Store) {
