@@ -25,6 +25,15 @@ func (p *pgStore) ForeignTables(ctx context.Context, tables []string) ([]string,
 		return nil, err
 	}
 	defer rows.Close()
+	return names(rows)
+}
+
+// names reads a one-column result of table names: pgx's rows and database/sql's alike.
+func names(rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}) ([]string, error) {
 	var out []string
 	for rows.Next() {
 		var n string
@@ -55,15 +64,7 @@ func (m *myStore) ForeignTables(ctx context.Context, tables []string) ([]string,
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return names(rows)
 }
 
 // DropTables implements insertbench.TableGuard.
