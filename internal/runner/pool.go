@@ -2,11 +2,12 @@ package runner
 
 import (
 	"context"
-
-	"github.com/dbperf/dbperf/internal/measure"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbperf/dbperf/internal/measure"
 )
 
 // Arrivals is an open-loop arrival process: the offsets from the step's start at which
@@ -52,11 +53,17 @@ func (p *Poisson) Next() time.Duration {
 // dropped, when a pool does not say.
 const DefaultMaxBacklog = 100_000
 
-// Pool is an open-loop stream: a global schedule of arrivals handed to a pool of workers, as
+// Pool is an open-loop stream: a global schedule of arrivals served by a pool of workers, as
 // k6's arrival-rate executors do. A slow or blocked worker delays no arrival and caps nothing
 // below the pool's size; an operation's latency counts from its arrival (its intended start).
 // An arrival that finds MaxBacklog arrivals already waiting is dropped and counted, never
 // silently delayed.
+//
+// The workers take turns as the leader (leader/follower): one idle worker sleeps until the next
+// arrival and runs it itself, after waking another idle worker to lead for the one after. So the
+// only wake-up between an arrival's due time and its start is the leader's own timer; a
+// dispatcher goroutine handing arrivals to parked workers added a second, cross-thread wake-up,
+// which was most of the schedule's lag tail (docs/performance.md, "Open-loop schedule lag").
 type Pool struct {
 	Name     string
 	Arrivals Arrivals
@@ -78,37 +85,105 @@ type Pool struct {
 }
 
 type poolState struct {
-	p        *Pool
-	ch       chan time.Duration // due arrivals, as offsets from the start
-	arrivals atomic.Int64
-	dropped  atomic.Int64
-	lagMax   atomic.Int64 // ns, since the last interval
-	left     atomic.Int64 // workers still running
-	// arrivals and dropped already counted in an interval (runner's goroutine)
+	p *Pool
+	// the step's start, and its stop and when that came, set before the workers start
+	start      time.Time
+	stopCh     <-chan struct{}
+	stopAt     *time.Time
+	maxBacklog int
+	wake       chan struct{} // a token wakes one parked worker
+	ended      chan struct{} // closed when no arrival will come any more
+
+	mu       sync.Mutex
+	next     time.Duration   // the schedule's next arrival, valid when peeked
+	peeked   bool            // next holds an arrival taken from the schedule but not yet due
+	taken    int64           // arrivals taken from the schedule
+	queue    []time.Duration // due arrivals no worker has started, oldest first
+	leading  bool            // a worker sleeps until next
+	parked   int             // workers waiting for a token
+	stopped  bool            // ended: stop or ctx came before the schedule's end
+	arrivals int64
+	dropped  int64
+	// arrivals and dropped already counted in an interval
 	reportedArrivals, reported int64
+
+	lagMax atomic.Int64 // ns, since the last interval
+	left   atomic.Int64 // workers still running
 }
 
 func newPoolState(p *Pool) *poolState {
-	size := int64(p.MaxBacklog)
+	size := p.MaxBacklog
 	if size <= 0 {
 		size = DefaultMaxBacklog
 	}
-	if p.Limit > 0 {
-		size = min(size, p.Limit)
-	}
-	ps := &poolState{p: p, ch: make(chan time.Duration, size)}
+	ps := &poolState{p: p, maxBacklog: size,
+		wake: make(chan struct{}, len(p.Do)), ended: make(chan struct{})}
 	ps.left.Store(int64(len(p.Do)))
 	return ps
 }
 
+// peek makes next the schedule's next arrival, if there is one (ps.mu held).
+func (ps *poolState) peek() bool {
+	if !ps.peeked && !ps.stopped && (ps.p.Limit <= 0 || ps.taken < ps.p.Limit) {
+		ps.next, ps.peeked = ps.p.Arrivals.Next(), true
+		ps.taken++
+	}
+	return ps.peeked
+}
+
+// advance moves every arrival due by now from the schedule to the queue, dropping those that
+// find it full (ps.mu held). Arrivals are only ever taken from the queue after an advance, so
+// doing this lazily gives the same drops as doing it at each arrival's instant.
+func (ps *poolState) advance(now time.Time) {
+	for ps.peek() && !ps.start.Add(ps.next).After(now) {
+		ps.peeked = false
+		ps.arrivals++
+		if len(ps.queue) >= ps.maxBacklog {
+			ps.dropped++
+		} else {
+			ps.queue = append(ps.queue, ps.next)
+		}
+	}
+}
+
+// advanceNow advances to now, or, once the step's stop has come, to the stop's instant and
+// ends the schedule there (ps.mu held).
+func (ps *poolState) advanceNow() {
+	select {
+	case <-ps.stopCh:
+		ps.advance(*ps.stopAt)
+		ps.stop()
+	default:
+		ps.advance(time.Now())
+	}
+}
+
+// stop ends the schedule early: no arrival is taken from it any more (ps.mu held).
+func (ps *poolState) stop() {
+	if !ps.stopped {
+		ps.stopped = true
+		ps.peeked = false
+		close(ps.ended)
+	}
+}
+
+// signal wakes one parked worker, if any waits without a token (ps.mu held).
+func (ps *poolState) signal() {
+	if ps.parked > len(ps.wake) {
+		ps.wake <- struct{}{}
+	}
+}
+
 // interval adds what the pool did since the last interval to iv: arrivals, drops, the
-// backlog now and the latest hand-out.
+// backlog now and the latest wake-up.
 func (ps *poolState) interval(iv *measure.Interval) {
-	a, d := ps.arrivals.Load(), ps.dropped.Load()
-	iv.Arrivals += a - ps.reportedArrivals
-	iv.Dropped += d - ps.reported
-	ps.reportedArrivals, ps.reported = a, d
-	iv.Backlog += int64(len(ps.ch))
+	ps.mu.Lock()
+	ps.advanceNow() // arrivals and drops count in their second even when every worker is busy
+	iv.Arrivals += ps.arrivals - ps.reportedArrivals
+	iv.Dropped += ps.dropped - ps.reported
+	ps.reportedArrivals, ps.reported = ps.arrivals, ps.dropped
+	iv.Backlog += int64(len(ps.queue))
+	ps.mu.Unlock()
 	iv.LagMax = max(iv.LagMax, time.Duration(ps.lagMax.Swap(0)))
 }
 
@@ -121,72 +196,94 @@ func (ps *poolState) workers() []Worker {
 	return ws
 }
 
-// dispatch sleeps until each arrival is due and hands it to the pool. It ends after Limit
-// arrivals, or when the primary workers are done (a non-primary pool), or when ctx ends.
-func (ps *poolState) dispatch(ctx context.Context, start time.Time, stop <-chan struct{}, lag *Lag) {
-	defer close(ps.ch)
-	stopCh := stop // the primaries are done, or the step's time is up
-	preciseThread()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for n := int64(0); ps.p.Limit <= 0 || n < ps.p.Limit; n++ {
-		off := ps.p.Arrivals.Next()
-		due := start.Add(off)
-		if time.Until(due) > 0 {
-			if !sleepUntilPrecise(ctx, due, stopCh, timer) {
-				return
-			}
-			late := time.Since(due)
-			lag.record(late)
-			if int64(late) > ps.lagMax.Load() {
-				ps.lagMax.Store(int64(late)) // only this goroutine raises it
-			}
-		} else {
-			select {
-			case <-ctx.Done():
-				return
-			case <-stopCh:
-				return
-			default:
-			}
-		}
-		ps.arrivals.Add(1)
-		select {
-		case ps.ch <- off:
-		default:
-			ps.dropped.Add(1)
-		}
-	}
-	if d := time.Until(start.Add(ps.p.Until)); ps.p.Until > 0 && d > 0 {
-		timer.Reset(d)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-		case <-stopCh:
-		}
-	}
-}
-
-// poolSchedule is a pool worker's schedule: the next arrival, whenever it was due.
+// poolSchedule is a pool worker's schedule: the oldest due arrival, or, when none is due and no
+// other worker leads, the next one after sleeping until it is due.
+//
+// t.Stop ends the schedule: no arrival is taken from it after. A primary pool with a limit then
+// still runs the arrivals already due (its backlog); any other pool leaves them.
 type poolSchedule struct{ ps *poolState }
 
 // Next implements Schedule.
 func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
-	var stopCh <-chan struct{}
-	if !s.ps.p.Primary || s.ps.p.Limit <= 0 {
-		stopCh = t.Stop
+	ps := s.ps
+	var leave <-chan struct{} // a stop that also abandons the backlog
+	if !ps.p.Primary || ps.p.Limit <= 0 {
+		leave = t.Stop
 	}
-	select {
-	case off, ok := <-s.ps.ch:
-		if ok {
+	for ctx.Err() == nil {
+		select {
+		case <-leave:
+			return s.finish(ctx, t)
+		default:
+		}
+		ps.mu.Lock()
+		ps.advanceNow()
+		if len(ps.queue) > 0 {
+			off := ps.queue[0]
+			ps.queue = ps.queue[1:]
+			if len(ps.queue) > 0 || (!ps.leading && ps.peek()) {
+				ps.signal() // someone else for what is due or comes next
+			}
+			ps.mu.Unlock()
 			return t.Start.Add(off), true
 		}
-	case <-ctx.Done():
-	case <-stopCh:
+		if !ps.peek() {
+			ps.mu.Unlock()
+			return s.finish(ctx, t)
+		}
+		if !ps.leading {
+			ps.leading = true
+			due := t.Start.Add(ps.next)
+			ps.mu.Unlock()
+			slept := time.Until(due) > 0
+			ok := !slept || sleepPrecise(ctx, due, t.Stop)
+			late := time.Since(due)
+			ps.mu.Lock()
+			ps.leading = false
+			if !ok {
+				ps.advanceNow()
+				ps.stop() // ctx ended
+			}
+			ps.mu.Unlock()
+			if ok && slept {
+				t.Lag.record(late)
+				if int64(late) > ps.lagMax.Load() {
+					ps.lagMax.Store(int64(late)) // a race between leaders only loses a near-equal maximum
+				}
+			}
+			continue // take it, or whatever is due by now
+		}
+		ps.parked++
+		ps.mu.Unlock()
+		select {
+		case <-ps.wake:
+		case <-ps.ended:
+		case <-leave:
+		case <-ctx.Done():
+		}
+		ps.mu.Lock()
+		ps.parked--
+		ps.mu.Unlock()
 	}
-	if s.ps.left.Add(-1) == 0 && s.ps.p.Done != nil {
-		s.ps.p.Done()
+	return s.finish(ctx, t)
+}
+
+// finish ends a worker's schedule: after holding the pool open until Until (when the schedule
+// ran out early), it wakes the other workers to end too and calls Done after the last.
+func (s poolSchedule) finish(ctx context.Context, t Tick) (time.Time, bool) {
+	ps := s.ps
+	if ps.p.Until > 0 {
+		var leave <-chan struct{}
+		if !ps.p.Primary || ps.p.Limit <= 0 {
+			leave = t.Stop
+		}
+		sleepUntil(ctx, t.Start.Add(ps.p.Until), leave, leave != nil)
+	}
+	ps.mu.Lock()
+	ps.stop()
+	ps.mu.Unlock()
+	if ps.left.Add(-1) == 0 && ps.p.Done != nil {
+		ps.p.Done()
 	}
 	return time.Time{}, false
 }

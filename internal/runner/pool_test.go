@@ -181,3 +181,36 @@ func TestPoolNonPrimaryStops(t *testing.T) {
 		}
 	})
 }
+
+// TestPoolStopRunsWhatWasDue: a primary pool with a limit, cut short by the step's Duration.
+// Arrivals at 10/s in the middle of their slots (0.05s, 0.15s, ...), one worker whose operations
+// take 250ms, a 1s step: the 10 arrivals due before the stop all run, the last ones late,
+// and none due after the stop is taken, whenever the worker gets to look.
+func TestPoolStopRunsWhatWasDue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var arrivals int64
+		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Duration: time.Second,
+			Interval: func(iv *measure.Interval) { arrivals += iv.Arrivals },
+			Pools: []runner.Pool{{
+				Name: "slow", Primary: true, Limit: 100, Arrivals: &runner.Constant{PerSec: 10, Phase: 0.5},
+				Do: []runner.DoFunc{runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) {
+					return 1, sleep(ctx, 250*time.Millisecond)
+				})},
+			}},
+		})
+		if !res.Complete {
+			t.Fatalf("step failed: %v", res.Err)
+		}
+		want := make([]time.Duration, 10) // arrival i, due at 0.05+0.1i, starts at 0.05+0.25i
+		for i := range want {
+			want[i] = time.Duration(150*i+250) * time.Millisecond
+		}
+		assertLatencies(t, &res.Total.Ops[opQuery], want)
+		if arrivals != 10 || res.Dropped != 0 {
+			t.Errorf("%d arrivals, %d dropped; want the 10 due before the stop, none dropped", arrivals, res.Dropped)
+		}
+		if got := res.End.Sub(res.Start); got != 2550*time.Millisecond {
+			t.Errorf("step took %v, want 2.55s: the 10 operations of 250ms from 0.05s", got)
+		}
+	})
+}

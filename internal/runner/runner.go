@@ -82,7 +82,7 @@ func Run(ctx context.Context, s Step) Result {
 		workers = append(workers, pools[i].workers()...)
 	}
 	recorders := make([]*measure.Recorder, len(workers))
-	lags := make([]Lag, len(workers)+len(pools)) // one per goroutine: no sharing while running
+	lags := make([]Lag, len(workers)) // one per goroutine: no sharing while running
 	for i := range workers {
 		recorders[i] = measure.NewRecorder(len(s.Ops))
 	}
@@ -93,12 +93,9 @@ func Run(ctx context.Context, s Step) Result {
 	if s.Begin != nil {
 		s.Begin(start)
 	}
-	for i, p := range pools {
-		all.Add(1)
-		go func(lag *Lag) {
-			defer all.Done()
-			p.dispatch(ctx, start, stop, lag)
-		}(&lags[len(workers)+i])
+	var stopAt time.Time // written before stop closes, read only after
+	for _, p := range pools {
+		p.start, p.stopCh, p.stopAt = start, stop, &stopAt
 	}
 	for i := range workers {
 		w := &workers[i]
@@ -117,7 +114,7 @@ func Run(ctx context.Context, s Step) Result {
 		}(recorders[i], &lags[i])
 	}
 	var stopOnce sync.Once
-	closeStop := func() { stopOnce.Do(func() { close(stop) }) }
+	closeStop := func() { stopOnce.Do(func() { stopAt = time.Now(); close(stop) }) }
 	go func() { primaries.Wait(); closeStop() }()
 	if s.Duration > 0 {
 		deadline := time.AfterFunc(time.Until(start.Add(s.Duration)), closeStop)

@@ -100,25 +100,18 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	}
 	due := t.Start.Add(Offset(c.PerSec, t.N))
 	slept := time.Until(due) > 0
-	if slept && preciseSleep {
-		// The last millisecond in nanosleep (sleep.go): Go's timers alone wake ~1 ms late here.
-		var stop <-chan struct{}
-		if c.Limit <= 0 {
-			stop = t.Stop
-		}
-		timer := time.NewTimer(time.Hour)
-		timer.Stop()
-		ok := sleepUntilPrecise(ctx, due, stop, timer)
-		timer.Stop()
-		if !ok {
-			return time.Time{}, false
-		}
-	} else if !sleepUntil(ctx, due, t.Stop, c.Limit <= 0) {
+	var stop <-chan struct{}
+	if c.Limit <= 0 {
+		stop = t.Stop
+	}
+	if !slept {
+		// Overdue: no sleep, but a stop still ends an unlimited schedule.
+		return due, sleepUntil(ctx, due, stop, stop != nil)
+	}
+	if !sleepPrecise(ctx, due, stop) {
 		return time.Time{}, false
 	}
-	if slept {
-		t.Lag.record(time.Since(due))
-	}
+	t.Lag.record(time.Since(due))
 	return due, true
 }
 

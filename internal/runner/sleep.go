@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -11,43 +10,31 @@ import (
 // Go's timers wake a sleeping process through the network poller, whose timeout has a
 // granularity of a millisecond here: a 100µs sleep ends about 1 ms late (measured: p50 1.0 ms
 // late for 20µs and 100µs sleeps). An open-loop schedule that late would add its own lag to
-// every response time it measures. So the pools' dispatchers sleep the last millisecond before
-// an arrival in nanosleep(2) on a thread of their own whose timer slack is 1 ns (p50 20-35µs late
-// on a loaded 2-core machine), and use Go's timer only for the part before that.
+// every response time it measures. So paced schedules (a pool's leader, ConstantRate) sleep the
+// last millisecond before an arrival in nanosleep(2) with the thread's timer slack set to 1 ns
+// (p50 20-35µs late on a loaded 2-core machine), and use Go's timer only for the part before.
+//
+// The goroutine is not locked to its thread: a pool's leader is a worker that goes on to run the
+// operation, and a locked thread would cost every later network wait a thread hand-off. The
+// slack is set again before each sleep, on whichever thread the goroutine runs (one cheap system
+// call; it stays set on that thread, which only makes its other timed waits more exact).
 
 // preciseSleep is off in tests that run in virtual time (testing/synctest), where a sleep in a
 // system call would not let the virtual clock move.
 var preciseSleep = true
 
-// preciseThread prepares the calling goroutine's thread for precise sleeps; call it first in a
-// goroutine that will only dispatch (the thread ends with the goroutine).
-func preciseThread() {
+// sleepPrecise waits until due, unless ctx ends or stop closes first (then false). Without
+// preciseSleep it is sleepUntil.
+func sleepPrecise(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
 	if !preciseSleep {
-		return
+		return sleepUntil(ctx, due, stop, stop != nil)
 	}
-	runtime.LockOSThread()
+	if d := time.Until(due) - time.Millisecond; d > 0 {
+		if !sleepUntil(ctx, due.Add(-time.Millisecond), stop, stop != nil) {
+			return false
+		}
+	}
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) // a hint: a failure leaves the default 50µs
-}
-
-// sleepUntilPrecise waits until due, unless ctx ends or stop closes first (then false).
-func sleepUntilPrecise(ctx context.Context, due time.Time, stop <-chan struct{}, timer *time.Timer) bool {
-	if d := time.Until(due) - time.Millisecond; d > 0 || !preciseSleep {
-		if !preciseSleep {
-			d += time.Millisecond
-		}
-		if d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				timer.Stop()
-				return false
-			case <-stop:
-				timer.Stop()
-				return false
-			}
-		}
-	}
 	for {
 		select {
 		case <-ctx.Done():
