@@ -116,6 +116,10 @@ type HostSummary struct {
 	// or more than 1% of its paced operations woke up late. Never flagged for an embedded
 	// engine, which shares the client's process: the counts are still there.
 	ClientCPUCores float64 `json:"client_cpu_cores"`
+	// ClientHostPct and DBMSHostPct are the client's and the DBMS's processes' CPU as a share of
+	// the host's capacity (all cores, the scale of cpups): who used the host, side by side.
+	ClientHostPct *float64 `json:"client_host_pct,omitempty"`
+	DBMSHostPct   *float64 `json:"dbms_host_pct,omitempty"`
 	// PacedOps are the operations whose worker slept until they were due (rate-limited
 	// inserters); LateWakeups those whose worker woke up 5 ms or more late, and WakeupMaxUs the
 	// latest: the client falling behind its own schedule.

@@ -178,6 +178,7 @@ type HostInterval struct {
 	CPUIOWaitPct, CPUIdlePct float64
 	CPUBusyPct               float64 // user + nice + system + irq + softirq + steal
 	CPUBusySec               float64 // host CPU seconds used, steal included
+	CPUTotalSec              float64 // the host's CPU capacity over the interval: cores × seconds
 	// CPUUsSyPct is vmstat's us + sy, the reference's cpups (ios.sh:58): user + nice + system +
 	// irq + softirq, without steal; CPUUsSySec the same in seconds (its cpupq, etl.sh:66-70).
 	CPUUsSyPct, CPUUsSySec         float64
@@ -222,6 +223,7 @@ func DiffOver(a, b HostSample, seconds float64) HostInterval {
 	}
 	iv.CPUUsSySec = user + nice + sys + irq
 	iv.CPUBusySec = user + nice + sys + other
+	iv.CPUTotalSec = total
 	iv.Ctx = d(a.Ctxt, b.Ctxt)
 	iv.Reads, iv.Writes = d(a.Reads, b.Reads), d(a.Writes, b.Writes)
 	iv.ReadKB, iv.WriteKB = d(a.SectorsRead, b.SectorsRead)/2, d(a.SectorsWritten, b.SectorsWritten)/2

@@ -249,6 +249,10 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 		sum.ClientCPUPQ = round(iv.ClientCPUSec*1e6/t.MainOps, 3)
 	}
 	sum.ClientCPUCores = round(iv.ClientCPUSec/iv.Seconds, 3)
+	sum.ClientHostPct = val(pct(iv.ClientCPUSec, iv.CPUTotalSec))
+	if iv.HasDBMS && !s.m.embedded { // an embedded engine's CPU is the client's process
+		sum.DBMSHostPct = val(pct(iv.DBMSCPUSec, iv.CPUTotalSec))
+	}
 	sum.PacedOps, sum.LateWakeups = t.Lag.Paced, t.Lag.Late
 	sum.WakeupMaxUs = round(float64(t.Lag.Max.Nanoseconds())/1e3, 1)
 	sum.ClientBound, sum.ClientBoundWhy = s.m.clientBound(sum.ClientCPUCores, iv.CPUBusyPct, t.Lag)

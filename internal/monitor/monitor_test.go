@@ -117,6 +117,7 @@ func TestDiff(t *testing.T) {
 		{"cs/s", iv.CtxPerSec, 2000}, {"reads/s", iv.ReadsPerSec, 10}, {"read KB", iv.ReadKB, 1024},
 		{"read KB/s", iv.ReadKBPerSec, 512}, {"writes/s", iv.WritesPerSec, 20}, {"write KB/s", iv.WriteKBPerSec, 1024},
 		{"dbms cpu", iv.DBMSCPUSec, 0.6}, {"dbms rss MB", iv.DBMSRSSMB, 3}, {"client cpu", iv.ClientCPUSec, 1},
+		{"capacity sec", iv.CPUTotalSec, 4},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -164,6 +165,8 @@ func TestSummaryIsConsistent(t *testing.T) {
 	near("cpupq = busy seconds / ops", sum.CPUPQ, 8.0*1e6/50000)
 	near("dbms cpupq", sum.DBMSCPUPQ, 5.0*1e6/50000)
 	near("rss GB (the reference's: one process)", sum.RSS, 1)
+	near("dbms share of the host = dbms seconds / capacity seconds", sum.DBMSHostPct, 100*5.0/20)
+	near("client share of the host: 2 s of 20 s of capacity", sum.ClientHostPct, 10)
 	if sum.IPS != 200 || sum.QPS != 5000 || sum.CPUPS != 40 || sum.CSPS != 5000 {
 		t.Errorf("rates: ips %v qps %v cpups %v csps %v", sum.IPS, sum.QPS, sum.CPUPS, sum.CSPS)
 	}

@@ -145,8 +145,8 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 		h.CPUPS, h.CSPS, h.Devices, num(h.RPS, "%.0f"), num(h.RMBPS, "%.2f"), num(h.WPS, "%.0f"), num(h.WMBPS, "%.2f"))
 	fmt.Fprintf(out, "   per op: host cpu %s us, dbms cpu %s us, client cpu %.2f us, cs %s, rKB %s; per write: w %s, wKB %s\n",
 		num(h.CPUPQ, "%.2f"), num(h.DBMSCPUPQ, "%.2f"), h.ClientCPUPQ, num(h.CSPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"))
-	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores\n",
-		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores)
+	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores; of the host's cpu: client %s, dbms %s\n",
+		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores, num(h.ClientHostPct, "%.0f%%"), num(h.DBMSHostPct, "%.0f%%"))
 	switch {
 	case h.ClientBound:
 		fmt.Fprintf(out, "   CLIENT-BOUND: %s; these figures measure dbperf, not the DBMS\n", h.ClientBoundWhy)
