@@ -19,7 +19,7 @@ import (
 func BenchmarkPoolLag(b *testing.B) {
 	runner.SetPreciseSleep(true)
 	defer runner.SetPreciseSleep(false)
-	for _, rate := range []float64{1_000, 10_000, 50_000, 100_000, 200_000} {
+	for _, rate := range []float64{1_000, 10_000, 50_000, 100_000, 200_000, 500_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rate=%.0f", rate), func(b *testing.B) {
 			nop := runner.Single(opQuery, func(context.Context, int) (int64, error) { return 1, nil })
 			for b.Loop() {
