@@ -28,7 +28,7 @@ func searchCmd() *cobra.Command {
 		Use:   "search WORKLOAD",
 		Short: "Find the highest arrival rate at which a step meets every SLA",
 	}
-	c.AddCommand(searchInsertCmd(), searchLinkBenchCmd())
+	c.AddCommand(searchInsertCmd(), searchLinkBenchCmd(), searchKVCmd())
 	return c
 }
 
