@@ -309,6 +309,9 @@ func judge(sum archive.Step, rate float64, slas []measure.SLA, rateOps []string,
 	tr.Achieved = measure.Round(tr.Achieved, 3)
 	if o, ok := sum.Ops[slas[0].Op]; ok {
 		tr.P50Us, tr.P99Us, tr.P999Us = o.P50Us, o.P99Us, o.P999Us
+		if o.Service != nil {
+			tr.ServiceP99Us = o.Service.P99Us
+		}
 	}
 	fail := func(why string) {
 		if tr.Pass {
@@ -339,9 +342,13 @@ func printSearch(out io.Writer, rec archive.Search) {
 	if rec.Vary == "clients" {
 		what = "clients"
 	}
-	fmt.Fprintln(tw, "trial\t"+what+"\tachieved\tp50_us\tp99_us\tp99.9_us\tdropped\tverdict\t")
+	fmt.Fprintln(tw, "trial\t"+what+"\tachieved\tp50_us\tp99_us\tp99.9_us\tsvc_p99_us\tdropped\tverdict\t")
 	for i, t := range rec.Trials {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%s\t\n", i+1, t.Rate, t.Achieved, t.P50Us, t.P99Us, t.P999Us, t.Dropped, t.Why)
+		svc := "-" // a closed loop's response time is its service time
+		if t.ServiceP99Us > 0 {
+			svc = fmt.Sprintf("%.0f", t.ServiceP99Us)
+		}
+		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%s\t\n", i+1, t.Rate, t.Achieved, t.P50Us, t.P99Us, t.P999Us, svc, t.Dropped, t.Why)
 	}
 	tw.Flush()
 	unit, what := "/s", "rate"
