@@ -12,6 +12,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/kv"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func runKVCmd() *cobra.Command {
@@ -73,25 +74,31 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 	f := c.Flags()
 	f.StringArrayVar(&targets, "target", targets, "engine (repeat for several): pebble[:DIR], rocksdb[:DIR], badger[:DIR], bbolt[:FILE], sqlite[:FILE]")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated")
-	f.Int64Var(&cfg.Keys, "keys", cfg.Keys, "keys fillseq loads (db_bench --num)")
-	f.IntVar(&cfg.KeySize, "key-size", cfg.KeySize, "bytes per key: 8-byte key number padded with '0'")
-	f.IntVar(&cfg.ValueSize, "value-size", cfg.ValueSize, "bytes per value")
-	f.Float64Var(&cfg.CompressionRatio, "compression-ratio", cfg.CompressionRatio, "fraction of each value that is random (db_bench --compression_ratio)")
-	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "clients of the multi-threaded steps (reference 16)")
+	addKVFlags(f, &cfg, &cacheMB)
 	f.Float64Var(&cfg.StepSeconds, "step-seconds", cfg.StepSeconds, "length of each time-limited step (reference 65)")
 	f.Float64Var(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds, "length of revrange, the compaction-drain step (reference 300)")
-	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "how random steps pick keys: uniform or zipfian (YCSB's, constant 0.99)")
-	f.BoolVar(&cfg.Sync, "sync", cfg.Sync, "fsync the log at every write (reference: off)")
-	f.BoolVar(&cfg.DisableWAL, "disable-wal", cfg.DisableWAL, "write without a log on every write step (fillseq always does)")
-	f.Float64Var(&cfg.WriterMBps, "writer-mbps", cfg.WriterMBps, "the whilewriting steps' writer, MiB/s of key+value")
-	f.StringVar(&cfg.Setup, "setup", cfg.Setup, "engine setup: byrx (data fits in the engine's cache), byos (in the OS page cache only), iodir (lz4, O_DIRECT where supported)")
-	f.Int64Var(&cacheMB, "cache-mb", 0, "engine cache size in MiB (default: the setup's)")
-	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation before the step fails")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/kv-NAME-DATE-TIME); with several targets, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
 	load.add(f)
 	return c
+}
+
+// addKVFlags adds the flags 'run kv' and 'search kv' share: the data, the clients and the
+// engine's setup.
+func addKVFlags(f *pflag.FlagSet, cfg *kv.Config, cacheMB *int64) {
+	f.Int64Var(&cfg.Keys, "keys", cfg.Keys, "keys fillseq loads (db_bench --num)")
+	f.IntVar(&cfg.KeySize, "key-size", cfg.KeySize, "bytes per key: 8-byte key number padded with '0'")
+	f.IntVar(&cfg.ValueSize, "value-size", cfg.ValueSize, "bytes per value")
+	f.Float64Var(&cfg.CompressionRatio, "compression-ratio", cfg.CompressionRatio, "fraction of each value that is random (db_bench --compression_ratio)")
+	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "clients of the multi-threaded steps (reference 16)")
+	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "how random steps pick keys: uniform or zipfian (YCSB's, constant 0.99)")
+	f.BoolVar(&cfg.Sync, "sync", cfg.Sync, "fsync the log at every write (reference: off)")
+	f.BoolVar(&cfg.DisableWAL, "disable-wal", cfg.DisableWAL, "write without a log on every write step (fillseq always does)")
+	f.Float64Var(&cfg.WriterMBps, "writer-mbps", cfg.WriterMBps, "the whilewriting steps' writer, MiB/s of key+value")
+	f.StringVar(&cfg.Setup, "setup", cfg.Setup, "engine setup: byrx (data fits in the engine's cache), byos (in the OS page cache only), iodir (lz4, O_DIRECT where supported)")
+	f.Int64Var(cacheMB, "cache-mb", 0, "engine cache size in MiB (default: the setup's)")
+	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation before the step fails")
 }
 
 // printKVRows prints a run's steps as the reference's summary rows, from its archive.

@@ -28,7 +28,7 @@ func searchCmd() *cobra.Command {
 		Use:   "search WORKLOAD",
 		Short: "Find the highest arrival rate at which a step meets every SLA",
 	}
-	c.AddCommand(searchInsertCmd(), searchLinkBenchCmd())
+	c.AddCommand(searchInsertCmd(), searchLinkBenchCmd(), searchKVCmd())
 	return c
 }
 
@@ -185,6 +185,9 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	if err != nil {
 		return err
 	}
+	if cl, ok := wl.(io.Closer); ok { // what the workload kept open between trials
+		defer cl.Close()
+	}
 	tw, ok := wl.(workload.Tunable)
 	if !ok || len(tw.RateOps(sf.step)) == 0 {
 		return fmt.Errorf("step %s cannot be searched: it has no request stream whose rate a search could set", sf.step)
@@ -248,12 +251,19 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 			}
 			if sf.warmup > 0 {
 				tw.SetStepSeconds(sf.warmup.Seconds())
-				if _, err := s.Step(ctx, sf.step, as+"-warmup"); err != nil {
+				sum, err := s.Step(ctx, sf.step, as+"-warmup")
+				if err == nil {
+					err = unjudged(sum, slas, sf.step)
+				}
+				if err != nil {
 					return search.Outcome{}, err
 				}
 			}
 			tw.SetStepSeconds(sf.probe.Seconds())
 			sum, err := s.Step(ctx, sf.step, as)
+			if err == nil {
+				err = unjudged(sum, slas, sf.step)
+			}
 			if err != nil {
 				return search.Outcome{}, err
 			}
@@ -275,15 +285,33 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	return err
 }
 
+// unjudged is an error for an SLA whose op type the step does not have: every trial would pass
+// it unjudged.
+func unjudged(sum archive.Step, slas []measure.SLA, step string) error {
+	for _, sla := range slas {
+		if _, ok := sum.Ops[sla.Op]; !ok {
+			return fmt.Errorf("--sla %s: step %s has no %s operations, so the SLA cannot be judged", sla, step, sla.Op)
+		}
+	}
+	return nil
+}
+
 // judge applies the pass rule to a trial's measured step: its achieved rate is that of the
-// stream's op types added up, its latencies those of the first SLA's op type.
+// stream's op types added up, its latencies those of the first SLA's op type. The rate counts
+// operations, as arrivals do, not their units (a multiget is one arrival of 10 keys).
 func judge(sum archive.Step, rate float64, slas []measure.SLA, rateOps []string, gate *archive.Gate, closed bool) archive.Trial {
 	tr := archive.Trial{Rate: rate, Dropped: sum.Dropped, SLAs: sum.SLAs, Pass: true, Why: "pass"}
 	for _, op := range rateOps {
-		tr.Achieved += sum.Ops[op].PerSec
+		if sum.Seconds > 0 {
+			tr.Achieved += float64(sum.Ops[op].Statements) / sum.Seconds
+		}
 	}
+	tr.Achieved = measure.Round(tr.Achieved, 3)
 	if o, ok := sum.Ops[slas[0].Op]; ok {
 		tr.P50Us, tr.P99Us, tr.P999Us = o.P50Us, o.P99Us, o.P999Us
+		if o.Service != nil {
+			tr.ServiceP99Us = o.Service.P99Us
+		}
 	}
 	fail := func(why string) {
 		if tr.Pass {
@@ -314,9 +342,13 @@ func printSearch(out io.Writer, rec archive.Search) {
 	if rec.Vary == "clients" {
 		what = "clients"
 	}
-	fmt.Fprintln(tw, "trial\t"+what+"\tachieved\tp50_us\tp99_us\tp99.9_us\tdropped\tverdict\t")
+	fmt.Fprintln(tw, "trial\t"+what+"\tachieved\tp50_us\tp99_us\tp99.9_us\tsvc_p99_us\tdropped\tverdict\t")
 	for i, t := range rec.Trials {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%s\t\n", i+1, t.Rate, t.Achieved, t.P50Us, t.P99Us, t.P999Us, t.Dropped, t.Why)
+		svc := "-" // a closed loop's response time is its service time
+		if t.ServiceP99Us > 0 {
+			svc = fmt.Sprintf("%.0f", t.ServiceP99Us)
+		}
+		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%s\t\n", i+1, t.Rate, t.Achieved, t.P50Us, t.P99Us, t.P999Us, svc, t.Dropped, t.Why)
 	}
 	tw.Flush()
 	unit, what := "/s", "rate"

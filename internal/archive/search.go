@@ -23,16 +23,19 @@ type Search struct {
 
 // Trial is one trial of a search: its measured step and verdict.
 type Trial struct {
-	Rate     float64             `json:"rate"`
-	Step     string              `json:"step"`
-	Pass     bool                `json:"pass"`
-	Why      string              `json:"why"`
-	Achieved float64             `json:"achieved_per_sec"`
-	P50Us    float64             `json:"p50_us"`
-	P99Us    float64             `json:"p99_us"`
-	P999Us   float64             `json:"p999_us"`
-	Dropped  int64               `json:"dropped"`
-	SLAs     []measure.SLAResult `json:"slas"`
+	Rate     float64 `json:"rate"`
+	Step     string  `json:"step"`
+	Pass     bool    `json:"pass"`
+	Why      string  `json:"why"`
+	Achieved float64 `json:"achieved_per_sec"`
+	P50Us    float64 `json:"p50_us"`
+	P99Us    float64 `json:"p99_us"`
+	P999Us   float64 `json:"p999_us"`
+	// ServiceP99Us is the p99 of service times (from the actual send) of an open-loop trial: far
+	// below P99Us, the time went in waiting for a client or the schedule, not in the database.
+	ServiceP99Us float64             `json:"service_p99_us,omitempty"`
+	Dropped      int64               `json:"dropped"`
+	SLAs         []measure.SLAResult `json:"slas"`
 }
 
 // ReadSearch reads a run's search.json; ok is false when the run is not a search.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,8 +11,9 @@ import (
 )
 
 // searchSection is a search's part of the page (`dbperf search` runs only): one chart of its
-// trials, rate offered against rate achieved (left) and p50, p99, p99.9 (right, log), and a note
-// of every trial's verdict and the answer. nil for runs that are not searches.
+// trials, rate offered (or clients) against rate achieved (left) and p50, p99, p99.9 and an open
+// loop's service-time p99 (right, log), and a note of every trial's verdict and the answer. nil
+// for runs that are not searches.
 func searchSection(runs []Run, names []string) (*htmlStep, *htmlChart, error) {
 	c := &htmlChart{ID: "search", Step: "search", Kind: "search", Title: "search: rate offered against rate achieved and latency",
 		XLabel: "rate offered, per second", Scales: map[string]htmlScale{
@@ -23,6 +25,7 @@ func searchSection(runs []Run, names []string) (*htmlStep, *htmlChart, error) {
 	var notes []string
 	perRun := make([][]point, len(runs))
 	xs := map[float64]bool{}
+	clientsOnly := true // every search varied clients: the x axis is a count
 	for ri, r := range runs {
 		s, ok, err := archive.ReadSearch(r.Path)
 		if err != nil {
@@ -31,21 +34,30 @@ func searchSection(runs []Run, names []string) (*htmlStep, *htmlChart, error) {
 		if !ok {
 			continue
 		}
+		unit, what := "/s", "rate"
+		if s.Vary == "clients" {
+			unit, what = " clients", "client count"
+		} else {
+			clientsOnly = false
+		}
 		var verdicts []string
 		for i, t := range s.Trials {
 			perRun[ri] = append(perRun[ri], point{t.Rate, t})
 			xs[t.Rate] = true
-			verdicts = append(verdicts, fmt.Sprintf("%d. %.0f/s: %s", i+1, t.Rate, t.Why))
+			verdicts = append(verdicts, fmt.Sprintf("%d. %.0f%s: %s", i+1, t.Rate, unit, t.Why))
 		}
-		answer := fmt.Sprintf("highest passing rate %.0f/s (%s)", s.Rate, s.Reason)
+		answer := fmt.Sprintf("highest passing %s %.0f%s (%s)", what, s.Rate, unit, s.Reason)
 		if s.Rate == 0 {
-			answer = "no rate passed (" + s.Reason + ")"
+			answer = "no " + what + " passed (" + s.Reason + ")"
 		}
 		notes = append(notes, fmt.Sprintf("%s, step %s for %s: %s. Trials: %s. Rule: %s.", names[ri], s.Step,
 			strings.Join(s.SLAs, ", "), answer, strings.Join(verdicts, "; "), s.Rule))
 	}
 	if len(xs) == 0 {
 		return nil, nil, nil
+	}
+	if clientsOnly {
+		c.XLabel, c.Title = "clients of a closed loop", "search: clients against rate achieved and latency"
 	}
 	for x := range xs {
 		c.X = append(c.X, x)
@@ -89,6 +101,9 @@ func searchSection(runs []Run, names []string) (*htmlStep, *htmlChart, error) {
 		add(ri, "p50", "us", []int{2, 2}, func(t archive.Trial) float64 { return t.P50Us })
 		add(ri, "p99", "us", []int{6, 3}, func(t archive.Trial) float64 { return t.P99Us })
 		add(ri, "p99.9", "us", []int{8, 3, 2, 3}, func(t archive.Trial) float64 { return t.P999Us })
+		if slices.ContainsFunc(perRun[ri], func(p point) bool { return p.t.ServiceP99Us > 0 }) {
+			add(ri, "service p99", "us", []int{1, 3}, func(t archive.Trial) float64 { return t.ServiceP99Us })
+		}
 	}
 	st := &htmlStep{Name: "search", Anchor: "search", Charts: []string{c.ID}, Note: strings.Join(notes, " ")}
 	return st, c, nil

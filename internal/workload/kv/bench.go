@@ -21,6 +21,10 @@ type Bench struct {
 	keys   keyChooser // random steps' key choice over [0, Keys)
 	last   *stepState // the step that ran last, for Verify
 	opts   kvdriver.Options
+	// warm is set by a search: its trials of one step share the open engine (cur, opened with
+	// opts), so that a trial's warm-up warms the caches its measured part reads from.
+	warm bool
+	cur  *kvdriver.DB
 }
 
 var _ workload.Workload = (*Bench)(nil)
@@ -79,14 +83,19 @@ func (b *Bench) Settings() map[string]any {
 	}
 }
 
-// Plan implements workload.Workload: it reopens the engine with the step's options, then builds
-// the step.
+// Plan implements workload.Workload: it reopens the engine with the step's options (a search's
+// next trial of the same step keeps it open), then builds the step.
 func (b *Bench) Plan(_ context.Context, step string) (*workload.StepPlan, error) {
-	b.opts = b.cfg.EngineOptions(step)
-	db, err := b.engine.open(b.opts)
-	if err != nil {
-		return nil, err
+	opts := b.cfg.EngineOptions(step)
+	db := b.cur
+	if !b.warm || db == nil || opts != b.opts {
+		var err error
+		if db, err = b.engine.open(opts); err != nil {
+			b.cur = nil
+			return nil, err
+		}
 	}
+	b.opts, b.cur = opts, db
 	st := &stepState{name: step, b: b, db: db}
 	if m, ok := db.Engine.(kvdriver.Monitored); ok {
 		st.before, _ = m.Counters()
@@ -94,11 +103,21 @@ func (b *Bench) Plan(_ context.Context, step string) (*workload.StepPlan, error)
 	b.last = st
 	plan, err := st.plan()
 	if err != nil {
+		b.cur = nil
 		b.engine.release()
 		return nil, err
 	}
 	plan.Close = b.engine.release
+	if b.warm {
+		plan.Close = func() error { return nil } // the next trial reads from it; Close releases it
+	}
 	return plan, nil
+}
+
+// Close releases the engine a search kept open between its trials.
+func (b *Bench) Close() error {
+	b.cur = nil
+	return b.engine.release()
 }
 
 // Verify implements workload.Workload: the checks of docs/kv.md.
@@ -107,14 +126,15 @@ func (b *Bench) Verify(_ context.Context, step string) ([]string, error) {
 	if st == nil || st.name != step {
 		return nil, fmt.Errorf("no record of step %s", step)
 	}
-	db, err := b.engine.forCheck(b.opts)
-	if err != nil {
-		return nil, err
-	}
-	defer b.engine.release()
 	problems := st.clientProblems()
 	switch step {
 	case FillSeq, OverwriteSome, OverwriteAndWait, FlushMTL0:
+		db, err := b.engine.forCheck(b.opts)
+		if err != nil {
+			return nil, err
+		}
+		b.cur = nil // SQLite's check opened the file anew: the next step opens it again
+		defer b.engine.release()
 		p, err := checkAllKeys(db, b.cfg.Keys, b.cfg.KeySize)
 		if err != nil {
 			return nil, err

@@ -103,7 +103,7 @@ func (st *stepState) plan() (*workload.StepPlan, error) {
 		if mg, ok := st.db.Engine.(kvdriver.MultiGetter); ok {
 			err = st.stream("reader", cfg.Threads, 0, func(c *client) runner.DoFunc { return st.multiGetOp(c, mg) })
 		} else {
-			st.notApp = st.db.Name() + " has no batched read (MultiGet): multireadrandom is not run"
+			st.notApp = notApplicable(st.name, st.db)
 		}
 	case FwdRange, FwdRangeWhileWriting:
 		st.main = st.op(opFwdRange)
@@ -123,7 +123,7 @@ func (st *stepState) plan() (*workload.StepPlan, error) {
 		if rs, ok := st.db.Engine.(kvdriver.ReverseScanner); ok {
 			err = st.stream("scanner", threads, 0, func(c *client) runner.DoFunc { return st.revOp(c, rs, pick) })
 		} else {
-			st.notApp = st.db.Name() + " has no reverse iterator: " + st.name + " is not run"
+			st.notApp = notApplicable(st.name, st.db)
 		}
 	case FlushMTL0:
 		st.main = st.op(opMaintain)
@@ -144,6 +144,30 @@ func (st *stepState) plan() (*workload.StepPlan, error) {
 	p.Step, p.Main = st.step, st.main
 	p.Extra = st.extra
 	return p, nil
+}
+
+// notApplicable says why the engine cannot run the step as the reference means it, or "" when
+// it can: the step's plan and a search (before its first trial) ask the same question.
+func notApplicable(step string, db *kvdriver.DB) string {
+	eng := db.Engine
+	switch step {
+	case MultiReadRandom:
+		if _, ok := eng.(kvdriver.MultiGetter); !ok {
+			return db.Name() + " has no batched read (MultiGet): multireadrandom is not run"
+		}
+	case RevRange, RevRangeWhileWriting:
+		if _, ok := eng.(kvdriver.ReverseScanner); !ok {
+			return db.Name() + " has no reverse iterator: " + step + " is not run"
+		}
+	case FlushMTL0:
+		_, canFlush := eng.(kvdriver.Flusher)
+		_, canCompact := eng.(kvdriver.L0Compactor)
+		_, canWait := eng.(kvdriver.CompactionWaiter)
+		if !canFlush && !canCompact && !canWait {
+			return db.Name() + " has no memtable, L0 or compaction: flush_mt_l0 is not run"
+		}
+	}
+	return ""
 }
 
 // stream adds the step's main request stream: n clients, limit operations in all (0: until the
@@ -391,7 +415,7 @@ func (st *stepState) flushMTL0() {
 	compactor, canCompact := eng.(kvdriver.L0Compactor)
 	waiter, canWait := eng.(kvdriver.CompactionWaiter)
 	if !canFlush && !canCompact && !canWait {
-		st.notApp = st.db.Name() + " has no memtable, L0 or compaction: flush_mt_l0 is not run"
+		st.notApp = notApplicable(st.name, st.db)
 		return
 	}
 	do := func(ctx context.Context, _ int) (int64, error) {
