@@ -273,11 +273,9 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 func (s poolSchedule) finish(ctx context.Context, t Tick) (time.Time, bool) {
 	ps := s.ps
 	if ps.p.Until > 0 {
-		var leave <-chan struct{}
-		if !ps.p.Primary || ps.p.Limit <= 0 {
-			leave = t.Stop
-		}
-		sleepUntil(ctx, t.Start.Add(ps.p.Until), leave, leave != nil)
+		// A stop ends the wait for every pool: once the schedule has ended, Until holds nothing
+		// open (a primary pool with a limit has already run what was due).
+		sleepUntil(ctx, t.Start.Add(ps.p.Until), t.Stop, true)
 	}
 	ps.mu.Lock()
 	ps.stop()
