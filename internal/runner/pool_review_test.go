@@ -10,6 +10,44 @@ import (
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
+// bursts are arrivals in bursts of size, every gap from gap on: simultaneous arrivals.
+type bursts struct {
+	size int
+	gap  time.Duration
+	n    int
+}
+
+func (b *bursts) Next() time.Duration {
+	d := time.Duration(1+b.n/b.size) * b.gap
+	b.n++
+	return d
+}
+
+// TestPoolBurstIdleWorkersTakeAll: bursts of 3 simultaneous arrivals every 100ms, 3 idle workers,
+// MaxBacklog 1, operations of 10ms. At each burst's instant every worker is idle, so each
+// arrival starts at once: none waits, none may be dropped, every latency is 10ms (as the old
+// dispatcher did, handing each arrival to a parked worker).
+func TestPoolBurstIdleWorkersTakeAll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		do := runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 10*time.Millisecond) })
+		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Pools: []runner.Pool{{
+			Name: "burst", Primary: true, Limit: 9, MaxBacklog: 1, Arrivals: &bursts{size: 3, gap: 100 * time.Millisecond},
+			Do: []runner.DoFunc{do, do, do},
+		}}})
+		if !res.Complete {
+			t.Fatal(res.Err)
+		}
+		if res.Dropped != 0 {
+			t.Errorf("dropped %d of 9 arrivals, want 0: 3 idle workers at each burst of 3", res.Dropped)
+		}
+		want := make([]time.Duration, 9)
+		for i := range want {
+			want[i] = 10 * time.Millisecond
+		}
+		assertLatencies(t, &res.Total.Ops[opQuery], want)
+	})
+}
+
 // TestPoolUntilEndsAtStop: a primary pool with a limit and Until 10s, cut short by the step's
 // Duration of 1s. The 10 arrivals due before the stop run (10ms each, the last at 0.95s); the
 // stop ends the schedule, and with it the wait for Until: the step lasts its Duration, not
