@@ -282,17 +282,19 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 // ran out early), it wakes the other workers to end too and calls Done after the last.
 func (s poolSchedule) finish(ctx context.Context, t Tick, idle bool) (time.Time, bool) {
 	ps := s.ps
-	if idle {
-		ps.mu.Lock()
-		ps.idle--
-		ps.mu.Unlock()
-	}
 	if ps.p.Until > 0 {
 		// A stop ends the wait for every pool: once the schedule has ended, Until holds nothing
 		// open (a primary pool with a limit has already run what was due).
 		sleepUntil(ctx, t.Start.Add(ps.p.Until), t.Stop, true)
 	}
 	ps.mu.Lock()
+	if idle {
+		ps.idle--
+	}
+	// What came due before the stop counts, though no worker will take it: it is left in the
+	// queue or dropped. Ending the schedule without this lost every arrival due since the last
+	// advance (all workers busy) from the arrivals and the drops.
+	ps.advanceNow()
 	ps.stop()
 	ps.mu.Unlock()
 	if ps.left.Add(-1) == 0 && ps.p.Done != nil {

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
@@ -71,6 +72,33 @@ func TestPoolUntilEndsAtStop(t *testing.T) {
 		}
 		if done.Load() != 1 {
 			t.Errorf("Done called %d times, want 1", done.Load())
+		}
+	})
+}
+
+// TestPoolStopCountsArrivalsDueBefore: a non-primary pool of one worker, arrivals at 10/s in the
+// middle of their slots (0.05s, 0.15s, ...), operations of 300ms, beside a primary that ends at
+// 0.2s. Arrival 0.05s runs; 0.15s comes due while the worker is busy and waits; the stop at 0.2s
+// ends the schedule and the pool leaves its backlog when the worker comes back at 0.35s. Both
+// arrivals count, and the one left shows in the last interval's backlog (as the old dispatcher
+// counted each arrival at its instant). Ending the schedule without advancing it to the stop
+// lost the arrival due while every worker was busy.
+func TestPoolStopCountsArrivalsDueBefore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var arrivals, backlog int64
+		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+			Interval: func(iv *measure.Interval) { arrivals += iv.Arrivals; backlog = iv.Backlog },
+			Workers: []runner.Worker{{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+				Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 200*time.Millisecond) })}},
+			Pools: []runner.Pool{{Name: "readers", Arrivals: &runner.Constant{PerSec: 10, Phase: 0.5},
+				Do: []runner.DoFunc{runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 300*time.Millisecond) })}}},
+		})
+		if !res.Complete {
+			t.Fatal(res.Err)
+		}
+		if q := res.Total.Ops[opQuery].Statements; arrivals != 2 || q != 1 || backlog != 1 || res.Dropped != 0 {
+			t.Errorf("%d arrivals, %d run, %d left, %d dropped; want the 2 due before the stop at 0.2s, 1 run, 1 left, none dropped",
+				arrivals, q, backlog, res.Dropped)
 		}
 	})
 }
