@@ -101,6 +101,7 @@ type poolState struct {
 	queue    []time.Duration // due arrivals no worker has started, oldest first
 	leading  bool            // a worker sleeps until next
 	parked   int             // workers waiting for a token
+	idle     int             // workers in Next that have advanced and not yet taken an arrival
 	stopped  bool            // ended: stop or ctx came before the schedule's end
 	arrivals int64
 	dropped  int64
@@ -132,13 +133,16 @@ func (ps *poolState) peek() bool {
 }
 
 // advance moves every arrival due by now from the schedule to the queue, dropping those that
-// find it full (ps.mu held). Arrivals are only ever taken from the queue after an advance, so
-// doing this lazily gives the same drops as doing it at each arrival's instant.
+// find it full (ps.mu held). Arrivals are only ever taken from the queue after an advance, and a
+// worker counts as idle only after an advance, so doing this lazily gives the same drops as
+// doing it at each arrival's instant. The first ps.idle arrivals in the queue are not waiting:
+// an idle worker starts each at once (several arrivals due at the same instant, or due while
+// the leader woke late, with idle workers parked), so they do not count toward MaxBacklog.
 func (ps *poolState) advance(now time.Time) {
 	for ps.peek() && !ps.start.Add(ps.next).After(now) {
 		ps.peeked = false
 		ps.arrivals++
-		if len(ps.queue) >= ps.maxBacklog {
+		if len(ps.queue) >= ps.maxBacklog+ps.idle {
 			ps.dropped++
 		} else {
 			ps.queue = append(ps.queue, ps.next)
@@ -210,17 +214,23 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	if !ps.p.Primary || ps.p.Limit <= 0 {
 		leave = t.Stop
 	}
+	idle := false // counted in ps.idle
 	for ctx.Err() == nil {
 		select {
 		case <-leave:
-			return s.finish(ctx, t)
+			return s.finish(ctx, t, idle)
 		default:
 		}
 		ps.mu.Lock()
 		ps.advanceNow()
+		if !idle {
+			ps.idle++
+			idle = true
+		}
 		if len(ps.queue) > 0 {
 			off := ps.queue[0]
 			ps.queue = ps.queue[1:]
+			ps.idle--
 			if len(ps.queue) > 0 || (!ps.leading && ps.peek()) {
 				ps.signal() // someone else for what is due or comes next
 			}
@@ -229,7 +239,7 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 		}
 		if !ps.peek() {
 			ps.mu.Unlock()
-			return s.finish(ctx, t)
+			return s.finish(ctx, t, idle)
 		}
 		if !ps.leading {
 			ps.leading = true
@@ -265,21 +275,26 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 		ps.parked--
 		ps.mu.Unlock()
 	}
-	return s.finish(ctx, t)
+	return s.finish(ctx, t, idle)
 }
 
 // finish ends a worker's schedule: after holding the pool open until Until (when the schedule
 // ran out early), it wakes the other workers to end too and calls Done after the last.
-func (s poolSchedule) finish(ctx context.Context, t Tick) (time.Time, bool) {
+func (s poolSchedule) finish(ctx context.Context, t Tick, idle bool) (time.Time, bool) {
 	ps := s.ps
 	if ps.p.Until > 0 {
-		var leave <-chan struct{}
-		if !ps.p.Primary || ps.p.Limit <= 0 {
-			leave = t.Stop
-		}
-		sleepUntil(ctx, t.Start.Add(ps.p.Until), leave, leave != nil)
+		// A stop ends the wait for every pool: once the schedule has ended, Until holds nothing
+		// open (a primary pool with a limit has already run what was due).
+		sleepUntil(ctx, t.Start.Add(ps.p.Until), t.Stop, true)
 	}
 	ps.mu.Lock()
+	if idle {
+		ps.idle--
+	}
+	// What came due before the stop counts, though no worker will take it: it is left in the
+	// queue or dropped. Ending the schedule without this lost every arrival due since the last
+	// advance (all workers busy) from the arrivals and the drops.
+	ps.advanceNow()
 	ps.stop()
 	ps.mu.Unlock()
 	if ps.left.Add(-1) == 0 && ps.p.Done != nil {
