@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"syscall"
@@ -24,9 +25,9 @@ import (
 // through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in BenchmarkPostgresInsertL0;
 // medians of 3 interleaved runs.
 //
-// It waits through Go's network poller like any net.Conn. DBPERF_PGWIRE=block waits with
-// blocking reads on the socket instead, as libpq does; that was no better in the median and
-// far noisier (the runtime's sysmon retakes the blocked thread's P), so it is not the default.
+// It reads and writes with raw system calls and waits through Go's network poller (rawsock.go).
+// Tried and dropped: blocking reads on the socket, as libpq does; no better in the median and
+// far noisier (the runtime's sysmon retakes the blocked thread's P).
 //
 // pgconn stays the connection's owner: it connects, authenticates, prepares, and runs every
 // other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
@@ -36,7 +37,7 @@ type pgWire struct {
 	nc    net.Conn
 	raw   syscall.RawConn
 	fd    int
-	owned bool // the socket is pgWire's (and, with wireBlock, in blocking mode)
+	owned bool // the socket is pgWire's: pgconn is idle with nothing buffered
 
 	wbuf []byte
 	rbuf []byte
@@ -51,11 +52,11 @@ type pgWire struct {
 }
 
 // DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
-// "pgconn" sends the statements through pgconn as before pgWire; "block" makes pgWire wait with
-// blocking reads on the socket instead of Go's network poller.
+// "pgconn" sends the statements through pgconn as before pgWire; "poll" makes pgWire read and
+// write through net.Conn (the scheduler's system-call entry) instead of raw system calls.
 var (
-	wireOff   = os.Getenv("DBPERF_PGWIRE") == "pgconn"
-	wireBlock = os.Getenv("DBPERF_PGWIRE") == "block"
+	wireOff  = os.Getenv("DBPERF_PGWIRE") == "pgconn"
+	wirePoll = os.Getenv("DBPERF_PGWIRE") == "poll"
 )
 
 // errWireShut is what a read returns after the socket was shut down by a canceled context.
@@ -78,7 +79,7 @@ func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
 }
 
 // acquire makes the socket pgWire's: pgconn idle and drained, and the socket shut down if ctx
-// is canceled (which ends a read in either mode; a blocking read has no deadline).
+// is canceled (which ends a read waiting for the reply).
 func (w *pgWire) acquire(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
@@ -102,18 +103,11 @@ func (w *pgWire) acquire(ctx context.Context) error {
 	if err := w.pg.SyncConn(ctx); err != nil {
 		return w.fail(err)
 	}
-	if !wireBlock {
-		w.owned = true // the socket stays non-blocking: reads and writes go through net.Conn
-		return nil
-	}
-	if err := syscall.SetNonblock(w.fd, false); err != nil {
-		return w.fail(err)
-	}
 	w.owned = true
 	return nil
 }
 
-// release hands the socket back to pgconn (non-blocking, as Go's network poller needs it).
+// release hands the socket back to pgconn.
 func (w *pgWire) release() error {
 	if !w.owned || w.err != nil {
 		return w.err
@@ -122,12 +116,6 @@ func (w *pgWire) release() error {
 		return w.fail(errors.New("pgwire: the server sent more than the replies asked for"))
 	}
 	w.owned = false
-	if !wireBlock {
-		return nil
-	}
-	if err := syscall.SetNonblock(w.fd, true); err != nil {
-		return w.fail(err)
-	}
 	return nil
 }
 
@@ -193,10 +181,10 @@ func (w *pgWire) write(b []byte) error {
 	for len(b) > 0 {
 		var n int
 		var err error
-		if wireBlock {
-			n, err = syscall.Write(w.fd, b)
-		} else {
+		if wirePoll {
 			n, err = w.nc.Write(b)
+		} else {
+			n, err = rawWrite(w.raw, b)
 		}
 		if err == syscall.EINTR {
 			continue
@@ -249,18 +237,18 @@ func (w *pgWire) fill(n int) error {
 	for w.n < n {
 		var m int
 		var err error
-		if wireBlock {
-			m, err = syscall.Read(w.fd, w.rbuf[w.n:])
-		} else {
+		if wirePoll {
 			m, err = w.nc.Read(w.rbuf[w.n:])
+		} else {
+			m, err = rawRead(w.raw, w.rbuf[w.n:])
 		}
 		switch {
 		case err == syscall.EINTR:
 			continue
+		case err == io.EOF || (err == nil && m == 0):
+			return w.fail(w.ioErr(errors.New("pgwire: the server closed the connection")))
 		case err != nil:
 			return w.fail(w.ioErr(err))
-		case m == 0:
-			return w.fail(w.ioErr(errors.New("pgwire: the server closed the connection")))
 		}
 		w.n += m
 	}
