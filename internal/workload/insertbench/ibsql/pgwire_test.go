@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -63,5 +64,78 @@ func TestPGWireErrors(t *testing.T) {
 	cancel()
 	if _, err := conn.PointQuery(cctx, "wire_t", []int64{5}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled context: %v", err)
+	}
+}
+
+// TestPGWireCancelWhileWaiting: a query waiting for its reply (blocked here by another session's
+// lock on the table) returns when its context is canceled, and the connection is not reused.
+func TestPGWireCancelWhileWaiting(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("DBPERF_TEST_POSTGRES is not set")
+	}
+	ctx := context.Background()
+	spec, err := driver.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	st, _ := Bind(tg)
+	if err := st.CreateTables(ctx, []string{"wire_c"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.PointQuery(ctx, "wire_c", []int64{1}, nil); err != nil { // prepares it
+		t.Fatal(err)
+	}
+	locker, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	pg := locker.(*pgConn).c
+	if _, err := pg.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Exec(ctx, "LOCK TABLE wire_c IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Exec(ctx, "ROLLBACK")
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.PointQuery(cctx, "wire_c", []int64{1}, nil)
+		done <- err
+	}()
+	for waiting := 0; waiting == 0; { // until the query waits for the lock
+		select {
+		case err := <-done:
+			t.Fatalf("the query returned while the table was locked: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		err := pg.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'wire_c'::regclass").Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errWireShut) {
+			t.Errorf("canceled while waiting: %v, want %v", err, errWireShut)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the query did not return within a minute of its context's cancellation")
+	}
+	if _, err := conn.PointQuery(ctx, "wire_c", []int64{1}, nil); err == nil {
+		t.Error("the connection was used again after its socket was shut down")
 	}
 }
