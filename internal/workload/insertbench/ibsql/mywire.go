@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"sync/atomic"
+	"syscall"
+	"unsafe"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/go-sql-driver/mysql"
@@ -22,9 +24,19 @@ import (
 // Why (measured, docs/performance.md): through database/sql each statement with a cancelable
 // context, as the runner's workers have, costs a goroutine of database/sql's (Rows.awaitDone)
 // and a hand-off to the driver's watcher goroutine (watchCancel), each a futex wake-up on
-// another thread, plus per-row Scan conversions and allocations. myWire writes each statement
-// with one write, reads the reply through Go's network poller like any net.Conn, and watches
-// the context with one context.AfterFunc per context, not per statement.
+// another thread, plus per-row Scan conversions and allocations: 16-22 µs of user time per
+// query against 4-5 here. myWire writes each statement with one write, reads the reply into
+// one buffer, and watches the context with one context.AfterFunc per context, not per
+// statement.
+//
+// Its reads and writes are raw system calls inside the socket's syscall.RawConn: the socket is
+// non-blocking, so each returns at once (EAGAIN: wait in Go's network poller), and unlike
+// syscall.Read they skip the scheduler's syscall bookkeeping, whose first step after the
+// process was idle wakes sysmon (entersyscallWakeSysmon, 15% of a profile; strace: 0.16 futex
+// and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
+// benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
+// µs, myWire through net.Conn (DBPERF_MYWIRE=poll) 37.8, raw 16.4; per 100-row INSERT 93.0,
+// 71.6, 48.7.
 //
 // go-sql-driver stays the connection's owner: it connects, authenticates, and runs every other
 // statement. myWire uses the socket only between the driver's operations (sqlConn runs both on
@@ -32,8 +44,9 @@ import (
 // left it. DBPERF_MYWIRE=sql sends the statements through database/sql again, for A/B runs.
 type myWire struct {
 	nc           net.Conn
-	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
-	cacheMeta    bool // MariaDB's cache-metadata flag: a byte after the column count
+	raw          syscall.RawConn // nc's, for raw reads and writes; nil: through nc
+	deprecateEOF bool            // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
+	cacheMeta    bool            // MariaDB's cache-metadata flag: a byte after the column count
 
 	wbuf []byte
 	rbuf []byte
@@ -57,7 +70,7 @@ type myWire struct {
 }
 
 // myWireOff sends the statements through database/sql (DBPERF_MYWIRE=sql), to measure the
-// difference end to end (scripts/client-cost.sh).
+// difference end to end (scripts/client-cost.sh); DBPERF_MYWIRE=poll: see myWirePoll.
 var myWireOff = os.Getenv("DBPERF_MYWIRE") == "sql"
 
 // MySQL protocol constants (https://mariadb.com/kb/en/clientserver-protocol/).
@@ -68,12 +81,59 @@ const (
 )
 
 func newMyWire(s *sqldriver.MySQLSocket) *myWire {
-	return &myWire{
+	w := &myWire{
 		nc:           s.Conn,
 		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
 		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
 		rbuf:         make([]byte, 16<<10),
 	}
+	if sc, ok := s.Conn.(syscall.Conn); ok && !myWirePoll {
+		w.raw, _ = sc.SyscallConn()
+	}
+	return w
+}
+
+// myWirePoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
+// measure what the raw calls save.
+var myWirePoll = os.Getenv("DBPERF_MYWIRE") == "poll"
+
+// sysWrite writes with a raw system call: a non-blocking socket's write returns at once, and
+// without the runtime's syscall bookkeeping it does not wake sysmon.
+func (w *myWire) sysWrite(b []byte) (int, error) {
+	if w.raw == nil {
+		return w.nc.Write(b)
+	}
+	var n int
+	var errno syscall.Errno
+	err := w.raw.Write(func(fd uintptr) bool {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		n, errno = int(r), e
+		return e != syscall.EAGAIN
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return n, err
+}
+
+func (w *myWire) sysRead(b []byte) (int, error) {
+	if w.raw == nil {
+		return w.nc.Read(b)
+	}
+	var n int
+	var errno syscall.Errno
+	err := w.raw.Read(func(fd uintptr) bool {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		n, errno = int(r), e
+		return e != syscall.EAGAIN
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	if err == nil && n == 0 {
+		err = io.EOF
+	}
+	return n, err
 }
 
 // begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
@@ -190,7 +250,7 @@ func (w *myWire) write(q []byte) error {
 	}
 	w.wbuf = b
 	for len(b) > 0 {
-		n, err := w.nc.Write(b)
+		n, err := w.sysWrite(b)
 		if err != nil {
 			return w.fail(w.ioErr(err))
 		}
@@ -254,7 +314,7 @@ func (w *myWire) fill(n int) error {
 		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
 	}
 	for w.n < n {
-		m, err := w.nc.Read(w.rbuf[w.n:])
+		m, err := w.sysRead(w.rbuf[w.n:])
 		w.n += m
 		switch {
 		case err == io.EOF || err == nil && m == 0:

@@ -59,12 +59,14 @@ func TestMyWireMatchesSQL(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// A NULL data column: nil on both paths.
-			if err := st.exec(ctx, "UPDATE "+tw+" SET data = NULL WHERE transactionid = 7"); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.exec(ctx, "UPDATE "+tp+" SET data = NULL WHERE transactionid = 7"); err != nil {
-				t.Fatal(err)
+			// A NULL data column (nil on both paths) and an empty one (empty, not nil).
+			for _, tbl := range []string{tw, tp} {
+				if err := st.exec(ctx, "UPDATE "+tbl+" SET data = NULL WHERE transactionid = 7"); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.exec(ctx, "UPDATE "+tbl+" SET data = '' WHERE transactionid = 3"); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, tbl := range []string{tw, tp} {
 				if err := st.CreateIndexes(ctx, tbl); err != nil {
@@ -102,8 +104,8 @@ func TestMyWireMatchesSQL(t *testing.T) {
 				}
 			}
 			for _, r := range got {
-				if (r.ID == 7) != (r.Data == nil) {
-					t.Fatalf("row %d: data %q (only row 7's is NULL)", r.ID, r.Data)
+				if (r.ID == 7) != (r.Data == nil) || (r.ID == 3) != (r.Data != nil && len(r.Data) == 0) {
+					t.Fatalf("row %d: data %q (only row 7's is NULL, only row 3's empty)", r.ID, r.Data)
 				}
 			}
 			for _, del := range [][2]int64{{1, 51}, {51, 52}, {52, 52}, {990, 2000}} {

@@ -267,10 +267,13 @@ func (c *sqlConn) wirePoint(ctx context.Context, t string, out []ib.PointRow) ([
 		if len(out) < cap(out) {
 			data = out[: len(out)+1 : len(out)+1][len(out)].Data[:0]
 		}
-		if v[2] != nil {
-			data = append(data, v[2]...)
-		} else {
+		switch {
+		case v[2] == nil: // NULL
 			data = nil
+		case data == nil:
+			data = append([]byte{}, v[2]...) // not nil when empty, as database/sql's Scan
+		default:
+			data = append(data, v[2]...)
 		}
 		out = append(out, ib.PointRow{ID: id, Product: int32(product), Data: data})
 	}
