@@ -164,3 +164,16 @@ func BenchmarkHotMariaDB(b *testing.B) {
 	b.Run("point", func(b *testing.B) { benchPoint(b, conn) })
 	b.Run("insert100", func(b *testing.B) { benchInsert(b, st) })
 }
+
+// BenchmarkInsertText is l.i0's own work per 100-row statement without a server: drawing the
+// rows and writing the literal INSERT (sysbench, its C counterpart, only formats the text).
+func BenchmarkInsertText(b *testing.B) {
+	gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
+	rows := make([]ib.Row, 100)
+	var buf []byte
+	for i := 0; b.Loop(); i++ {
+		gen.Fill(rows, int64(i)*100+1, 1795363200)
+		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
+		buf = appendInsertLiteral(buf[:0], "bench_hot_l0", rows, ts, true)
+	}
+}
