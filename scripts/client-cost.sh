@@ -41,6 +41,7 @@ rounds=${CC_ROUNDS:-3}
 rows=${CC_ROWS:-200000}
 insrows=${CC_INSERT_ROWS:-1000000}
 mkdir -p "$dir"
+rm -rf "$dir/runs" # dbperf refuses to write into a run directory of an earlier run
 results=$dir/results.tsv
 : >"$results"
 
