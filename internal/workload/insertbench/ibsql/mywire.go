@@ -107,11 +107,17 @@ func (w *myWire) sysWrite(b []byte) (int, error) {
 	var errno syscall.Errno
 	err := w.raw.Write(func(fd uintptr) bool {
 		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		for e == syscall.EINTR {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		}
 		n, errno = int(r), e
 		return e != syscall.EAGAIN
 	})
 	if err == nil && errno != 0 {
 		err = errno
+	}
+	if err != nil {
+		n = 0
 	}
 	return n, err
 }
@@ -124,11 +130,17 @@ func (w *myWire) sysRead(b []byte) (int, error) {
 	var errno syscall.Errno
 	err := w.raw.Read(func(fd uintptr) bool {
 		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		for e == syscall.EINTR {
+			r, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		}
 		n, errno = int(r), e
 		return e != syscall.EAGAIN
 	})
 	if err == nil && errno != 0 {
 		err = errno
+	}
+	if err != nil {
+		n = 0
 	}
 	if err == nil && n == 0 {
 		err = io.EOF

@@ -28,11 +28,17 @@ func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
 		t.Cleanup(func() { c.Close() })
 		*p = c.(*sqlConn)
 	}
-	if wire.wire == nil {
-		t.Fatal("no socket path: is DBPERF_MYWIRE=sql set?")
+	if wire.wire == nil { // DBPERF_MYWIRE=sql
+		sock, err := st.t.Socket(ctx, wire.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire.wire = newMyWire(sock)
 	}
-	plain.wire.close()
-	plain.wire = nil
+	if plain.wire != nil {
+		plain.wire.close()
+		plain.wire = nil
+	}
 	return wire, plain
 }
 
