@@ -24,7 +24,9 @@
 #   CC_ROWS     rows loaded for the queries (default 200000)
 #   CC_INSERT_ROWS rows each dbperf l.i0 run inserts (default 1000000)
 #   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
-#               queries and inserts through pgconn as before pgwire.go, to show what it bought
+#               queries and inserts through pgconn as before pgwire.go, and with
+#               DBPERF_MYWIRE=sql on MariaDB, the statements through database/sql as before
+#               mywire.go, to show what each bought
 #   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
 #   CC_DIR      work directory (default /tmp/client-cost)
 # Needs pgbench (postgresql-15's client), sysbench and /usr/bin/time; installs sysbench and time
@@ -39,6 +41,7 @@ rounds=${CC_ROUNDS:-3}
 rows=${CC_ROWS:-200000}
 insrows=${CC_INSERT_ROWS:-1000000}
 mkdir -p "$dir"
+rm -rf "$dir/runs" # dbperf refuses to write into a run directory of an earlier run
 results=$dir/results.tsv
 : >"$results"
 
@@ -186,15 +189,20 @@ my_round() {
 	n=$(sb "$c-range" "$dir/my-range.lua")
 	record sysbench range "$r" "$n" "$secs" $(cat "$c-range.time")
 	dbperf_step dbperf-maria range "$r" "$CC_MY" qr100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql range "$r" "$CC_MY" qr100 --q-seconds "$secs"
 	local lo hi
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM pi1')
 	n=$(sb "$c-point" "$dir/my-point.lua" CC_LO="$lo" CC_HI="$hi")
 	record sysbench point "$r" "$n" "$secs" $(cat "$c-point.time")
 	dbperf_step dbperf-maria point "$r" "$CC_MY" qp100 --q-seconds "$secs"
+	[ "${CC_AB:-1}" = 1 ] && DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql point "$r" "$CC_MY" qp100 --q-seconds "$secs"
 	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
 	n=$(sb "$c-insert" "$dir/my-insert.lua")
 	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
 	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+	if [ "${CC_AB:-1}" = 1 ]; then
+		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+	fi
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output

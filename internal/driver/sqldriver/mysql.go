@@ -30,6 +30,7 @@ type MySQL struct {
 	cfg    *mysql.Config
 	engine mysqlEngine
 	db     *sql.DB
+	socks  mysqlSockets // the connections it dialed, for Socket
 }
 
 var _ driver.Target = (*MySQL)(nil)
@@ -113,6 +114,7 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, err
 	}
 	m := &MySQL{spec: s, cfg: cfg, engine: engine}
+	cfg.DialFunc = m.socks.dial
 	if m.db, err = m.openDB(cfg); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package insertbench
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math/rand/v2"
 )
@@ -70,6 +71,10 @@ func (g *Generator) Fill(rows []Row, first, now int64) {
 	}
 }
 
+// padding is the constant part of data values, appended in one copy rather than a byte at a
+// time (BenchmarkInsertText: 11.5 -> 10.7 µs per 100-row statement, medians of 6).
+var padding = bytes.Repeat([]byte{'a'}, 1024)
+
 // appendData appends one data value.
 func (g *Generator) appendData(b []byte) []byte {
 	n := g.data.Min
@@ -77,8 +82,8 @@ func (g *Generator) appendData(b []byte) []byte {
 		n += g.rng.IntN(g.data.Max - g.data.Min + 1)
 	}
 	random := int(float64(n) * 0.75 * float64(g.data.RandomPct) / 100)
-	for range n - random {
-		b = append(b, 'a')
+	for k := n - random; k > 0; k -= len(padding) {
+		b = append(b, padding[:min(k, len(padding))]...)
 	}
 	off := g.rng.IntN(len(randomPool) - random)
 	return append(b, randomPool[off:off+random]...)

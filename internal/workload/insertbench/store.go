@@ -91,7 +91,8 @@ type Conn interface {
 	// RangeQuery runs the covering range query of index idx from x (">" for registersegment,
 	// ">=" otherwise), LIMIT RowsPerQuery, appending rows to out.
 	RangeQuery(ctx context.Context, table string, idx Index, x int64, out []IndexRow) ([]IndexRow, error)
-	// PointQuery fetches the rows with the given ids, appending them to out.
+	// PointQuery fetches the rows with the given ids, appending them to out. A store may reuse
+	// the Data storage of the rows in out's spare capacity (the caller's last result).
 	PointQuery(ctx context.Context, table string, ids []int64, out []PointRow) ([]PointRow, error)
 	Close() error
 }

@@ -3,6 +3,7 @@ package ibsql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -56,6 +57,9 @@ type sqlConn struct {
 	// reference's text; bounded: deletes keep an upper bound (shared table).
 	prepared, bounded bool
 	raw               sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
+	// wire sends the text statements on the connection's socket (MySQL, mywire.go); nil: all
+	// through database/sql.
+	wire *myWire
 }
 
 func (c *sqlConn) table(t string) *tableSQL {
@@ -86,6 +90,10 @@ func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	if c.d.literalInsert { // no arguments: the driver sends the text as it is, unprepared
 		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
 		c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, true)
+		if c.wire != nil {
+			_, err := c.wire.exec(ctx, c.buf)
+			return err
+		}
 		_, err := c.c.ExecContext(ctx, string(c.buf))
 		return err
 	}
@@ -105,6 +113,9 @@ func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 func (c *sqlConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
 	if !c.prepared {
 		c.buf = c.d.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
+		if c.wire != nil {
+			return c.wire.exec(ctx, c.buf)
+		}
 		res, err := c.c.ExecContext(ctx, string(c.buf))
 		if err != nil {
 			return 0, err
@@ -133,6 +144,9 @@ func (c *sqlConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int6
 		rows, err = st.QueryContext(ctx, x)
 	} else {
 		c.buf = c.d.rangeQueryText(c.buf[:0], t, idx, x)
+		if c.wire != nil {
+			return c.wireRange(ctx, t, idx, out)
+		}
 		rows, err = c.c.QueryContext(ctx, string(c.buf))
 	}
 	if err != nil {
@@ -172,6 +186,9 @@ func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []i
 		rows, err = st.QueryContext(ctx, c.args...)
 	} else {
 		c.buf = pointQueryText(c.buf[:0], t, ids)
+		if c.wire != nil {
+			return c.wirePoint(ctx, t, out)
+		}
 		rows, err = c.c.QueryContext(ctx, string(c.buf))
 	}
 	if err != nil {
@@ -189,8 +206,84 @@ func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []i
 }
 
 func (c *sqlConn) Close() error {
+	if c.wire != nil {
+		c.wire.close()
+	}
 	for _, st := range c.stmts {
 		st.Close()
 	}
 	return c.c.Close()
+}
+
+// wireRange runs the range query in c.buf on the socket (mywire.go), its text values parsed in
+// place.
+func (c *sqlConn) wireRange(ctx context.Context, t string, idx ib.Index, out []ib.IndexRow) ([]ib.IndexRow, error) {
+	if err := c.wireQuery(ctx); err != nil {
+		return out, err
+	}
+	text := idx == ib.PDC && c.d.dateTimeText
+	for v, ok, err := c.wire.nextRow(); ; v, ok, err = c.wire.nextRow() {
+		if !ok {
+			return out, err
+		}
+		var r ib.IndexRow
+		good := len(v) == 3
+		for i := 0; good && i < 3; i++ {
+			if i == 1 && text {
+				r[1], err = sqldriver.ParseDateTime(v[1])
+				good = err == nil
+			} else {
+				r[i], good = atoi(v[i])
+			}
+		}
+		if !good {
+			c.wire.finish()
+			return out, fmt.Errorf("range query on %s.%s: unexpected row %q", t, idx, v)
+		}
+		out = append(out, r)
+	}
+}
+
+// wirePoint runs the point query in c.buf on the socket. A row's data reuses the storage of
+// the row out's spare capacity holds at its place (the caller passes out[:0] of its last result).
+func (c *sqlConn) wirePoint(ctx context.Context, t string, out []ib.PointRow) ([]ib.PointRow, error) {
+	if err := c.wireQuery(ctx); err != nil {
+		return out, err
+	}
+	for v, ok, err := c.wire.nextRow(); ; v, ok, err = c.wire.nextRow() {
+		if !ok {
+			return out, err
+		}
+		id, good := atoi(v[0])
+		product, good2 := int64(0), false
+		if good && len(v) == 3 {
+			product, good2 = atoi(v[1])
+		}
+		if !good2 || int64(int32(product)) != product {
+			c.wire.finish()
+			return out, fmt.Errorf("point query on %s: unexpected row %q", t, v)
+		}
+		var data []byte
+		if len(out) < cap(out) {
+			data = out[: len(out)+1 : len(out)+1][len(out)].Data[:0]
+		}
+		switch {
+		case v[2] == nil: // NULL
+			data = nil
+		case data == nil:
+			data = append([]byte{}, v[2]...) // not nil when empty, as database/sql's Scan
+		default:
+			data = append(data, v[2]...)
+		}
+		out = append(out, ib.PointRow{ID: id, Product: int32(product), Data: data})
+	}
+}
+
+// wireQuery sends c.buf, a query with rows.
+func (c *sqlConn) wireQuery(ctx context.Context) error {
+	rows, _, err := c.wire.query(ctx, c.buf)
+	if err == nil && !rows {
+		err = errors.New("mywire: the query returned no result set")
+	}
+	return err
 }

@@ -1,0 +1,535 @@
+package ibsql
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/go-sql-driver/mysql"
+)
+
+// myWire sends the default statements of the q steps and of l.i0 (range and point queries, the
+// delete, the literal INSERT) as COM_QUERY packets on a go-sql-driver/mysql connection's own
+// socket and reads the text result set into one reused buffer, beside database/sql rather than
+// through it.
+//
+// Why (measured, docs/performance.md): through database/sql each statement with a cancelable
+// context, as the runner's workers have, costs a goroutine of database/sql's (Rows.awaitDone)
+// and a hand-off to the driver's watcher goroutine (watchCancel), each a futex wake-up on
+// another thread, plus per-row Scan conversions and allocations: 16-22 µs of user time per
+// query against 4-5 here. myWire writes each statement with one write, reads the reply into
+// one buffer, and watches the context with one context.AfterFunc per context, not per
+// statement.
+//
+// Its reads and writes are raw system calls inside the socket's syscall.RawConn: the socket is
+// non-blocking, so each returns at once (EAGAIN: wait in Go's network poller), and unlike
+// syscall.Read they skip the scheduler's syscall bookkeeping, whose first step after the
+// process was idle wakes sysmon (entersyscallWakeSysmon, 15% of a profile; strace: 0.16 futex
+// and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
+// benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
+// µs, myWire through net.Conn (DBPERF_MYWIRE=poll) 37.8, raw 16.4; per 100-row INSERT 93.0,
+// 71.6, 48.7.
+//
+// go-sql-driver stays the connection's owner: it connects, authenticates, and runs every other
+// statement. myWire uses the socket only between the driver's operations (sqlConn runs both on
+// one goroutine and reads every reply to its end), so the driver finds the connection as it
+// left it. DBPERF_MYWIRE=sql sends the statements through database/sql again, for A/B runs.
+type myWire struct {
+	nc           net.Conn
+	raw          syscall.RawConn // nc's, for raw reads and writes; nil: through nc
+	deprecateEOF bool            // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
+	cacheMeta    bool            // MariaDB's cache-metadata flag: a byte after the column count
+
+	wbuf []byte
+	rbuf []byte
+	r, n int    // unread bytes: rbuf[r:n]
+	seq  byte   // the next packet's sequence id
+	big  []byte // a payload of several packets (16 MiB or more), joined
+
+	// ctx is the context whose cancellation closes the socket while a statement runs (busy);
+	// stop unregisters that.
+	ctx  context.Context
+	stop func() bool
+	gen  int64        // ctx's generation, counting from 1
+	busy atomic.Int64 // 0: idle; gen: a statement runs under ctx; -1: ctx's cancellation closed the socket
+	err  error        // the connection's fatal error: once set, every call returns it
+
+	// the reply being read
+	cols   int      // columns of the current result set
+	inRows bool     // its rows are being read
+	more   bool     // SERVER_MORE_RESULTS_EXISTS: another result follows
+	vals   [][]byte // the current row's values (nil: NULL), slices of rbuf
+}
+
+// myWireOff sends the statements through database/sql (DBPERF_MYWIRE=sql), to measure the
+// difference end to end (scripts/client-cost.sh); DBPERF_MYWIRE=poll: see myWirePoll.
+var myWireOff = os.Getenv("DBPERF_MYWIRE") == "sql"
+
+// MySQL protocol constants (https://mariadb.com/kb/en/clientserver-protocol/).
+const (
+	comQuery          = 0x03
+	maxPayload        = 1<<24 - 1
+	serverMoreResults = 0x0008
+)
+
+func newMyWire(s *sqldriver.MySQLSocket) *myWire {
+	w := &myWire{
+		nc:           s.Conn,
+		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
+		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
+		rbuf:         make([]byte, 16<<10),
+	}
+	if sc, ok := s.Conn.(syscall.Conn); ok && !myWirePoll {
+		w.raw, _ = sc.SyscallConn()
+	}
+	return w
+}
+
+// myWirePoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
+// measure what the raw calls save.
+var myWirePoll = os.Getenv("DBPERF_MYWIRE") == "poll"
+
+// sysWrite writes with a raw system call: a non-blocking socket's write returns at once, and
+// without the runtime's syscall bookkeeping it does not wake sysmon.
+func (w *myWire) sysWrite(b []byte) (int, error) {
+	if w.raw == nil {
+		return w.nc.Write(b)
+	}
+	var n int
+	var errno syscall.Errno
+	err := w.raw.Write(func(fd uintptr) bool {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		for e == syscall.EINTR {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		}
+		n, errno = int(r), e
+		return e != syscall.EAGAIN
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	if err != nil {
+		n = 0
+	}
+	return n, err
+}
+
+func (w *myWire) sysRead(b []byte) (int, error) {
+	if w.raw == nil {
+		return w.nc.Read(b)
+	}
+	var n int
+	var errno syscall.Errno
+	err := w.raw.Read(func(fd uintptr) bool {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		for e == syscall.EINTR {
+			r, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		}
+		n, errno = int(r), e
+		return e != syscall.EAGAIN
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	if err != nil {
+		n = 0
+	}
+	if err == nil && n == 0 {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
+func (w *myWire) begin(ctx context.Context) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w.inRows || w.more {
+		return w.fail(errors.New("mywire: a statement began before the last reply was read"))
+	}
+	if ctx != w.ctx {
+		if w.stop != nil {
+			w.stop()
+		}
+		w.gen++
+		w.ctx, w.stop = ctx, nil
+		if ctx.Done() != nil {
+			gen := w.gen
+			w.stop = context.AfterFunc(ctx, func() {
+				if w.busy.CompareAndSwap(gen, -1) {
+					w.nc.Close() // ends a blocked read; the driver then finds the connection closed
+				}
+			})
+		}
+	}
+	// busy before the context's second check: a cancellation from now on either shows there
+	// or closes the socket, never both and never neither.
+	w.busy.Store(w.gen)
+	if err := ctx.Err(); err != nil {
+		if w.busy.CompareAndSwap(w.gen, 0) {
+			return err
+		}
+		return w.fail(w.ioErr(err))
+	}
+	w.seq = 0
+	return nil
+}
+
+// end marks the reply read: a cancellation from now on leaves the socket alone. If one closed
+// the socket meanwhile, the next statement returns that.
+func (w *myWire) end() {
+	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
+		w.fail(w.ioErr(errors.New("closed after the reply")))
+	}
+}
+
+func (w *myWire) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+		w.nc.Close() // the driver's next operation fails too
+	}
+	w.busy.Store(0)
+	w.inRows, w.more = false, false
+	return w.err
+}
+
+// close stops watching the last context.
+func (w *myWire) close() {
+	if w.stop != nil {
+		w.stop()
+	}
+}
+
+// query sends q as COM_QUERY and reads the reply's first result: rows then come from nextRow;
+// without rows, its affected rows are returned.
+func (w *myWire) query(ctx context.Context, q []byte) (rows bool, affected int64, err error) {
+	if err := w.begin(ctx); err != nil {
+		return false, 0, err
+	}
+	if err := w.write(q); err != nil {
+		return false, 0, err
+	}
+	rows, affected, err = w.result()
+	if !rows && err == nil && w.more {
+		err = w.drain()
+	}
+	if !rows {
+		w.end()
+	}
+	return rows, affected, err
+}
+
+// exec runs q, a statement without rows, and returns its affected rows.
+func (w *myWire) exec(ctx context.Context, q []byte) (int64, error) {
+	rows, n, err := w.query(ctx, q)
+	if rows {
+		w.finish()
+		return 0, w.fail(errors.New("mywire: a statement without rows returned rows"))
+	}
+	return n, err
+}
+
+// write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write.
+func (w *myWire) write(q []byte) error {
+	b := w.wbuf[:0]
+	payload, first := len(q)+1, true
+	for {
+		size := min(payload, maxPayload)
+		b = append(b, byte(size), byte(size>>8), byte(size>>16), w.seq)
+		w.seq++
+		body := size
+		if first {
+			b = append(b, comQuery)
+			body, first = size-1, false
+		}
+		b = append(b, q[:body]...)
+		q, payload = q[body:], payload-size
+		if size < maxPayload { // a full packet is followed by another, possibly empty
+			break
+		}
+	}
+	w.wbuf = b
+	for len(b) > 0 {
+		n, err := w.sysWrite(b)
+		if err != nil {
+			return w.fail(w.ioErr(err))
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func (w *myWire) ioErr(err error) error {
+	if w.ctx != nil && w.ctx.Err() != nil {
+		return fmt.Errorf("mywire: %w (the connection was closed: %v)", w.ctx.Err(), err)
+	}
+	return err
+}
+
+// packet reads the next packet's payload, joining the packets of one of 16 MiB or more; it is
+// valid until the next read.
+func (w *myWire) packet() ([]byte, error) {
+	p, err := w.onePacket()
+	if err != nil || len(p) < maxPayload {
+		return p, err
+	}
+	w.big = append(w.big[:0], p...)
+	for len(p) == maxPayload {
+		if p, err = w.onePacket(); err != nil {
+			return nil, err
+		}
+		w.big = append(w.big, p...)
+	}
+	return w.big, nil
+}
+
+func (w *myWire) onePacket() ([]byte, error) {
+	if err := w.fill(4); err != nil {
+		return nil, err
+	}
+	h := w.rbuf[w.r:]
+	size := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
+	if h[3] != w.seq {
+		return nil, w.fail(fmt.Errorf("mywire: packet %d, expected %d: out of sync", h[3], w.seq))
+	}
+	w.seq++
+	if err := w.fill(4 + size); err != nil {
+		return nil, err
+	}
+	p := w.rbuf[w.r+4 : w.r+4+size : w.r+4+size]
+	w.r += 4 + size
+	return p, nil
+}
+
+// fill reads until at least n unread bytes are buffered.
+func (w *myWire) fill(n int) error {
+	if w.n-w.r >= n {
+		return nil
+	}
+	if w.r > 0 { // move the unread part to the front
+		w.n = copy(w.rbuf, w.rbuf[w.r:w.n])
+		w.r = 0
+	}
+	if n > len(w.rbuf) {
+		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
+	}
+	for w.n < n {
+		m, err := w.sysRead(w.rbuf[w.n:])
+		w.n += m
+		switch {
+		case err == io.EOF || err == nil && m == 0:
+			return w.fail(w.ioErr(errors.New("mywire: the server closed the connection")))
+		case err != nil:
+			return w.fail(w.ioErr(err))
+		}
+	}
+	return nil
+}
+
+// result reads the header of the next result: OK (no rows; its affected rows), ERR (the
+// statement's error, the reply's end), or a result set's columns, whose rows follow.
+func (w *myWire) result() (rows bool, affected int64, err error) {
+	p, err := w.packet()
+	if err != nil {
+		return false, 0, err
+	}
+	if len(p) == 0 {
+		return false, 0, w.fail(errors.New("mywire: empty packet"))
+	}
+	switch p[0] {
+	case 0x00:
+		n, err := w.okPacket(p)
+		return false, n, err
+	case 0xff:
+		return false, 0, w.errPacket(p)
+	case 0xfb:
+		return false, 0, w.fail(errors.New("mywire: the server asked for a local file"))
+	}
+	cols, k, ok := lenenc(p)
+	if !ok || cols == 0 {
+		return false, 0, w.fail(fmt.Errorf("mywire: bad result header % x", p[:min(len(p), 16)]))
+	}
+	metadata := !w.cacheMeta || len(p) <= k || p[k] == 1
+	if metadata {
+		for range cols {
+			if _, err := w.packet(); err != nil {
+				return false, 0, err
+			}
+		}
+	}
+	if !w.deprecateEOF {
+		if p, err := w.packet(); err != nil {
+			return false, 0, err
+		} else if len(p) == 0 || p[0] != 0xfe {
+			return false, 0, w.fail(errors.New("mywire: no EOF after the column definitions"))
+		}
+	}
+	w.cols, w.inRows = int(cols), true
+	return true, 0, nil
+}
+
+// nextRow returns the current result set's next row, or false at its end; err is then the
+// statement's error, if any. The values are valid until the next call.
+func (w *myWire) nextRow() (vals [][]byte, ok bool, err error) {
+	if !w.inRows {
+		return nil, false, w.err
+	}
+	p, err := w.packet()
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case len(p) > 0 && p[0] == 0xfe && len(p) < maxPayload: // the rows' end (EOF or OK)
+		w.inRows = false
+		if w.deprecateEOF {
+			_, err = w.okPacket(p)
+		} else if len(p) >= 5 {
+			w.more = binary.LittleEndian.Uint16(p[3:])&serverMoreResults != 0
+		}
+		if err == nil && w.more {
+			err = w.drain()
+		}
+		w.end()
+		return nil, false, err
+	case len(p) > 0 && p[0] == 0xff:
+		w.inRows = false
+		err := w.errPacket(p)
+		w.end()
+		return nil, false, err
+	}
+	vals = w.vals[:0]
+	for range w.cols {
+		if len(p) > 0 && p[0] == 0xfb {
+			vals, p = append(vals, nil), p[1:]
+			continue
+		}
+		size, k, ok := lenenc(p)
+		if !ok || uint64(len(p)-k) < size {
+			return nil, false, w.fail(errors.New("mywire: short row"))
+		}
+		end := k + int(size)
+		vals, p = append(vals, p[k:end:end]), p[end:]
+	}
+	w.vals = vals
+	return vals, true, nil
+}
+
+// finish reads the rest of the current result set, after a caller stopped reading its rows.
+func (w *myWire) finish() {
+	for _, ok, _ := w.nextRow(); ok; _, ok, _ = w.nextRow() {
+	}
+}
+
+// drain reads the results that follow the first (SERVER_MORE_RESULTS_EXISTS), which the Insert
+// Benchmark's statements do not have; the first error among them is returned.
+func (w *myWire) drain() error {
+	var first error
+	for w.more {
+		w.more = false
+		rows, _, err := w.result()
+		if err != nil && first == nil {
+			first = err
+		}
+		for ok := rows; ok; {
+			if _, ok, err = w.nextRow(); err != nil && first == nil {
+				first = err
+			}
+		}
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return first
+}
+
+// okPacket reads an OK packet (or the OK that ends rows): affected rows, last insert id,
+// status flags, warnings.
+func (w *myWire) okPacket(p []byte) (int64, error) {
+	affected, k, ok := lenenc(p[1:])
+	if !ok {
+		return 0, w.fail(errors.New("mywire: short OK packet"))
+	}
+	_, k2, ok := lenenc(p[1+k:])
+	if st := 1 + k + k2; ok && len(p) >= st+2 {
+		w.more = binary.LittleEndian.Uint16(p[st:])&serverMoreResults != 0
+	}
+	return int64(affected), nil
+}
+
+// errPacket turns an ERR packet into the driver's error type, so that callers (and errors.As)
+// see the same error as through database/sql: number, SQL state, message.
+func (w *myWire) errPacket(p []byte) error {
+	if len(p) < 3 {
+		return w.fail(errors.New("mywire: short ERR packet"))
+	}
+	e := &mysql.MySQLError{Number: binary.LittleEndian.Uint16(p[1:])}
+	p = p[3:]
+	if len(p) >= 6 && p[0] == '#' {
+		copy(e.SQLState[:], p[1:6])
+		p = p[6:]
+	}
+	e.Message = string(p)
+	w.more = false // an error ends the reply
+	return e
+}
+
+// lenenc reads a length-encoded integer: its value and size.
+func lenenc(p []byte) (uint64, int, bool) {
+	if len(p) == 0 {
+		return 0, 0, false
+	}
+	switch p[0] {
+	case 0xfc:
+		if len(p) < 3 {
+			return 0, 0, false
+		}
+		return uint64(binary.LittleEndian.Uint16(p[1:])), 3, true
+	case 0xfd:
+		if len(p) < 4 {
+			return 0, 0, false
+		}
+		return uint64(p[1]) | uint64(p[2])<<8 | uint64(p[3])<<16, 4, true
+	case 0xfe:
+		if len(p) < 9 {
+			return 0, 0, false
+		}
+		return binary.LittleEndian.Uint64(p[1:]), 9, true
+	case 0xfb, 0xff:
+		return 0, 0, false
+	}
+	return uint64(p[0]), 1, true
+}
+
+// atoi reads a text column as an integer, without allocating.
+func atoi(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg && n <= 1<<63 {
+		return -int64(n), true
+	}
+	return int64(n), n < 1<<63
+}

@@ -1,0 +1,281 @@
+package ibsql
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/go-sql-driver/mysql"
+)
+
+// myConns returns two connections to st: one sending the text statements on the socket
+// (mywire.go), one through database/sql.
+func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
+	t.Helper()
+	ctx := context.Background()
+	for _, p := range []**sqlConn{&wire, &plain} {
+		c, err := st.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		*p = c.(*sqlConn)
+	}
+	if wire.wire == nil { // DBPERF_MYWIRE=sql
+		sock, err := st.t.Socket(ctx, wire.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire.wire = newMyWire(sock)
+	}
+	if plain.wire != nil {
+		plain.wire.close()
+		plain.wire = nil
+	}
+	return wire, plain
+}
+
+// TestMyWireMatchesSQL checks, on InnoDB and MyRocks, that the socket path and database/sql
+// insert the same rows and return the same range and point query results and deleted rows.
+func TestMyWireMatchesSQL(t *testing.T) {
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			st := openMySQLTest(t, engine)
+			tw, tp := "wire_eq_w", "wire_eq_p" // filled by the socket path and by database/sql
+			if err := st.CreateTables(ctx, []string{tw, tp}); err != nil {
+				t.Fatal(err)
+			}
+			wire, plain := myConns(t, st)
+			gen := ib.NewGenerator(rand.New(rand.NewPCG(5, 5)), ib.DataSpec{Min: 10, Max: 40, RandomPct: 50})
+			rows := make([]ib.Row, 100)
+			for id := int64(1); id <= 1000; id += 100 {
+				gen.Fill(rows, id, 1795363200+id)
+				if err := wire.Insert(ctx, tw, rows); err != nil {
+					t.Fatal(err)
+				}
+				if err := plain.Insert(ctx, tp, rows); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A NULL data column (nil on both paths) and an empty one (empty, not nil).
+			for _, tbl := range []string{tw, tp} {
+				if err := st.exec(ctx, "UPDATE "+tbl+" SET data = NULL WHERE transactionid = 7"); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.exec(ctx, "UPDATE "+tbl+" SET data = '' WHERE transactionid = 3"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, tbl := range []string{tw, tp} {
+				if err := st.CreateIndexes(ctx, tbl); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for idx := range ib.NumIndexes {
+				for range 20 {
+					x := gen.RangeStart(idx)
+					got, err := wire.RangeQuery(ctx, tw, idx, x, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := plain.RangeQuery(ctx, tp, idx, x, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(want) == 0 || !reflect.DeepEqual(got, want) {
+						t.Fatalf("range query on %s from %d:\nsocket %v\nsql    %v", idx, x, got, want)
+					}
+				}
+			}
+			ids := []int64{7, 1, 2, 3, 500, 999, 1000, 1001, 5000, 42}
+			var got, want []ib.PointRow
+			for range 2 { // the second time into the first's storage
+				var err error
+				if got, err = wire.PointQuery(ctx, tw, ids, got[:0]); err != nil {
+					t.Fatal(err)
+				}
+				if want, err = plain.PointQuery(ctx, tp, ids, want[:0]); err != nil {
+					t.Fatal(err)
+				}
+				if len(want) != 8 || !reflect.DeepEqual(got, want) {
+					t.Fatalf("point query:\nsocket %v\nsql    %v", got, want)
+				}
+			}
+			for _, r := range got {
+				if (r.ID == 7) != (r.Data == nil) || (r.ID == 3) != (r.Data != nil && len(r.Data) == 0) {
+					t.Fatalf("row %d: data %q (only row 7's is NULL, only row 3's empty)", r.ID, r.Data)
+				}
+			}
+			for _, del := range [][2]int64{{1, 51}, {51, 52}, {52, 52}, {990, 2000}} {
+				nw, err := wire.DeleteOldest(ctx, tw, del[0], del[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				np, err := plain.DeleteOldest(ctx, tp, del[0], del[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if nw != np {
+					t.Fatalf("delete %v: %d rows on the socket, %d through database/sql", del, nw, np)
+				}
+			}
+			sw, err := st.Stats(ctx, tw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := st.Stats(ctx, tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sw.Rows != 938 || !reflect.DeepEqual(sw, sp) {
+				t.Fatalf("after the deletes: socket's table %+v, database/sql's %+v (want 938 rows)", sw, sp)
+			}
+		})
+	}
+}
+
+// TestMyWireErrors checks that a server error on the socket path is the driver's MySQLError
+// with its number, and that the connection stays usable on both paths after it.
+func TestMyWireErrors(t *testing.T) {
+	ctx := context.Background()
+	st := openMySQLTest(t, "innodb")
+	if err := st.CreateTables(ctx, []string{"wire_err"}); err != nil {
+		t.Fatal(err)
+	}
+	wire, _ := myConns(t, st)
+	var myErr *mysql.MySQLError
+	_, err := wire.RangeQuery(ctx, "wire_missing", ib.PDC, 1, nil)
+	if !errors.As(err, &myErr) || myErr.Number != 1146 || !strings.Contains(myErr.Message, "wire_missing") {
+		t.Fatalf("query on a missing table: %v, want MySQL error 1146", err)
+	}
+	rows := make([]ib.Row, 10)
+	ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20}).Fill(rows, 1, 1795363200)
+	if err := wire.Insert(ctx, "wire_err", rows); err != nil {
+		t.Fatal(err)
+	}
+	err = wire.Insert(ctx, "wire_err", rows) // the same ids again
+	if !errors.As(err, &myErr) || myErr.Number != 1062 || string(myErr.SQLState[:]) != "23000" {
+		t.Fatalf("duplicate insert: %v, want MySQL error 1062 (23000)", err)
+	}
+	got, err := wire.PointQuery(ctx, "wire_err", []int64{1, 5, 10, 11}, nil)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("point query after the errors: %d rows, %v; want 3", len(got), err)
+	}
+	var n int
+	if err := wire.c.QueryRowContext(ctx, "SELECT COUNT(*) FROM wire_err").Scan(&n); err != nil || n != 10 {
+		t.Fatalf("database/sql on the same connection after the socket path: %d, %v", n, err)
+	}
+	if n, err := wire.DeleteOldest(ctx, "wire_err", 1, 4); err != nil || n != 3 {
+		t.Fatalf("delete after database/sql: %d, %v", n, err)
+	}
+	// A statement with a second result (a multi-statement text is refused by the server
+	// without CLIENT_MULTI_STATEMENTS): its error, and the connection still in step.
+	if _, err := wire.wire.exec(ctx, []byte("DELETE FROM wire_err WHERE transactionid = 4; SELECT 1")); !errors.As(err, &myErr) || myErr.Number != 1064 {
+		t.Fatalf("two statements: %v, want a syntax error (1064)", err)
+	}
+	if n, err := wire.DeleteOldest(ctx, "wire_err", 4, 5); err != nil || n != 1 {
+		t.Fatalf("delete after the syntax error: %d, %v", n, err)
+	}
+}
+
+// TestMyWireCancel checks that a canceled context ends a statement on the socket path: before
+// it starts (the connection stays usable), and while the server runs it (the connection is
+// closed, and database/sql's next statement on it fails rather than hangs).
+func TestMyWireCancel(t *testing.T) {
+	ctx := context.Background()
+	st := openMySQLTest(t, "innodb")
+	if err := st.CreateTables(ctx, []string{"wire_cancel"}); err != nil {
+		t.Fatal(err)
+	}
+	wire, _ := myConns(t, st)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := wire.PointQuery(cctx, "wire_cancel", []int64{1}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled context: %v", err)
+	}
+	if _, err := wire.PointQuery(ctx, "wire_cancel", []int64{1}, nil); err != nil {
+		t.Fatalf("after a canceled context: %v", err)
+	}
+	var id int64
+	if err := wire.c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel = context.WithCancel(ctx)
+	defer cancel()
+	go func() { // cancel once the server runs the statement
+		defer cancel()
+		for {
+			var n int
+			err := st.t.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ? AND info LIKE 'SELECT SLEEP%'", id).Scan(&n)
+			if err != nil || n > 0 {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, _, err := wire.wire.query(cctx, []byte("SELECT SLEEP(60)"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled while running: %v", err)
+	}
+	if _, err := wire.PointQuery(ctx, "wire_cancel", []int64{1}, nil); err == nil {
+		t.Fatal("the socket path after its socket was closed: no error")
+	}
+	if err := wire.c.QueryRowContext(ctx, "SELECT 1").Scan(&id); err == nil {
+		t.Fatal("database/sql after the socket was closed: no error")
+	}
+}
+
+// TestMyWireLarge checks results and statements larger than the read buffer and than one
+// packet (16 MiB), against database/sql's.
+func TestMyWireLarge(t *testing.T) {
+	ctx := context.Background()
+	st := openMySQLTest(t, "innodb")
+	if err := st.exec(ctx, "SET GLOBAL max_allowed_packet = 64*1024*1024"); err != nil {
+		t.Fatal(err)
+	}
+	st.t.DB().SetMaxIdleConns(0) // new connections see the new maximum
+	st.t.DB().SetMaxIdleConns(64)
+	wire, plain := myConns(t, st)
+	for _, size := range []int{100 << 10, 17 << 20} {
+		q := []byte("SELECT REPEAT('ab', " + strconv.Itoa(size/2) + "), 1 UNION ALL SELECT 'c', 2")
+		rows, _, err := wire.wire.query(ctx, q)
+		if err != nil || !rows {
+			t.Fatalf("%d bytes: %v (rows %v)", size, err, rows)
+		}
+		var got [][]byte
+		for v, ok, err := wire.wire.nextRow(); ; v, ok, err = wire.wire.nextRow() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got = append(got, bytes.Clone(v[0]))
+		}
+		var want []byte
+		if err := plain.c.QueryRowContext(ctx, string(q)).Scan(&want, new(int)); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || !bytes.Equal(got[0], want) || len(want) != size || string(got[1]) != "c" {
+			t.Fatalf("%d bytes: got %d rows", size, len(got))
+		}
+		// The statement's text as large: sent in packets of 16 MiB.
+		long := "SELECT LENGTH('" + strings.Repeat("x", size) + "')"
+		if rows, _, err := wire.wire.query(ctx, []byte(long)); err != nil || !rows {
+			t.Fatalf("statement of %d bytes: %v", len(long), err)
+		}
+		v, ok, err := wire.wire.nextRow()
+		if err != nil || !ok || string(v[0]) != strconv.Itoa(size) {
+			t.Fatalf("statement of %d bytes: %q, %v", len(long), v, err)
+		}
+		wire.wire.finish()
+	}
+}
