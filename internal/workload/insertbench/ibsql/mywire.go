@@ -10,7 +10,6 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/go-sql-driver/mysql"
@@ -97,55 +96,19 @@ func newMyWire(s *sqldriver.MySQLSocket) *myWire {
 // measure what the raw calls save.
 var myWirePoll = os.Getenv("DBPERF_MYWIRE") == "poll"
 
-// sysWrite writes with a raw system call: a non-blocking socket's write returns at once, and
-// without the runtime's syscall bookkeeping it does not wake sysmon.
+// sysWrite and sysRead go through rawsock.go's raw system calls, or net.Conn with myWirePoll.
 func (w *myWire) sysWrite(b []byte) (int, error) {
 	if w.raw == nil {
 		return w.nc.Write(b)
 	}
-	var n int
-	var errno syscall.Errno
-	err := w.raw.Write(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		for e == syscall.EINTR {
-			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		}
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
-	if err == nil && errno != 0 {
-		err = errno
-	}
-	if err != nil {
-		n = 0
-	}
-	return n, err
+	return rawWrite(w.raw, b)
 }
 
 func (w *myWire) sysRead(b []byte) (int, error) {
 	if w.raw == nil {
 		return w.nc.Read(b)
 	}
-	var n int
-	var errno syscall.Errno
-	err := w.raw.Read(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		for e == syscall.EINTR {
-			r, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		}
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
-	if err == nil && errno != 0 {
-		err = errno
-	}
-	if err != nil {
-		n = 0
-	}
-	if err == nil && n == 0 {
-		err = io.EOF
-	}
-	return n, err
+	return rawRead(w.raw, b)
 }
 
 // begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
