@@ -1,6 +1,7 @@
 package ibsql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,7 +50,8 @@ type pgWire struct {
 	stop func() bool
 	err  error // the connection's fatal error: once set, every call returns it
 
-	vals [][]byte // the current row's column values, slices of rbuf
+	vals     [][]byte // the current row's column values, slices of rbuf
+	affected int64    // rows the last statement's CommandComplete reported
 }
 
 // DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
@@ -157,11 +160,12 @@ func (w *pgWire) execPrepared(ctx context.Context, name string, params [][]byte)
 }
 
 // execSimple sends q as one simple-protocol Query message and reads the reply; q must return
-// no rows (the Insert Benchmark's literal INSERT).
+// no rows (the Insert Benchmark's literal INSERT and DELETE). affected then holds its row count.
 func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
+	w.affected = 0
 	b := append(w.wbuf[:0], 'Q', 0, 0, 0, 0)
 	b = append(b, q...)
 	b = append(b, 0)
@@ -277,6 +281,7 @@ func (w *pgWire) nextRow() ([][]byte, bool, error) {
 			}
 			return nil, false, pgconn.ErrorResponseToPgError(&e)
 		case 'C':
+			w.affected = commandRows(body)
 			return nil, false, w.done()
 		case 'I':
 			return nil, false, w.done() // empty query
@@ -324,4 +329,16 @@ func (w *pgWire) decodeRow(body []byte) ([][]byte, error) {
 	}
 	w.vals = vals
 	return vals, nil
+}
+
+// commandRows is the row count at the end of a CommandComplete tag ("DELETE 50", "INSERT 0 100"),
+// 0 if it has none.
+func commandRows(tag []byte) int64 {
+	tag = bytes.TrimRight(tag, "\x00")
+	i := bytes.LastIndexByte(tag, ' ')
+	n, err := strconv.ParseInt(string(tag[i+1:]), 10, 64)
+	if i < 0 || err != nil {
+		return 0
+	}
+	return n
 }

@@ -53,8 +53,8 @@ func TestPGWireErrors(t *testing.T) {
 	if err != nil || len(got) != 3 {
 		t.Fatalf("point query after the error: %d rows, %v; want 3 rows", len(got), err)
 	}
-	if n, err := conn.DeleteOldest(ctx, "wire_t", 1, 4); err != nil || n != 3 { // through pgx
-		t.Fatalf("delete through pgx after pgWire: %d, %v", n, err)
+	if n, err := conn.DeleteOldest(ctx, "wire_t", 1, 4); err != nil || n != 3 { // its row count from the tag
+		t.Fatalf("delete after an error: %d rows, %v; want 3", n, err)
 	}
 	got, err = conn.PointQuery(ctx, "wire_t", []int64{1, 5}, nil)
 	if err != nil || len(got) != 1 || got[0].ID != 5 {
@@ -137,5 +137,13 @@ func TestPGWireCancelWhileWaiting(t *testing.T) {
 	}
 	if _, err := conn.PointQuery(ctx, "wire_c", []int64{1}, nil); err == nil {
 		t.Error("the connection was used again after its socket was shut down")
+	}
+}
+
+func TestCommandRows(t *testing.T) {
+	for tag, want := range map[string]int64{"DELETE 50\x00": 50, "INSERT 0 100\x00": 100, "UPDATE 0": 0, "BEGIN\x00": 0, "": 0} {
+		if got := commandRows([]byte(tag)); got != want {
+			t.Errorf("commandRows(%q) = %d, want %d", tag, got, want)
+		}
 	}
 }

@@ -186,12 +186,18 @@ func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 }
 
 func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
+	if !c.preparedDelete { // no arguments: the simple protocol, as psycopg2 does
+		c.buf = postgres.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
+		if !c.noWire {
+			err := c.wire.execSimple(ctx, c.buf)
+			return c.wire.affected, err
+		}
+	}
 	pc, err := c.pgx()
 	if err != nil {
 		return 0, err
 	}
-	if !c.preparedDelete { // no arguments: pgx sends it with the simple protocol, as psycopg2 does
-		c.buf = postgres.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
+	if !c.preparedDelete {
 		tag, err := pc.Exec(ctx, string(c.buf))
 		return tag.RowsAffected(), err
 	}
