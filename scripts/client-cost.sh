@@ -23,6 +23,8 @@
 #   CC_ROUNDS   rounds of each pair (default 3)
 #   CC_ROWS     rows loaded for the queries (default 200000)
 #   CC_INSERT_ROWS rows each dbperf l.i0 run inserts (default 1000000)
+#   CC_L1_BASE  rows loaded before each dbperf l.i1 run (default 100000)
+#   CC_L1_ROWS  rows each dbperf l.i1 run inserts and deletes (default 300000)
 #   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
 #               queries and inserts through pgconn as before pgwire.go, and with
 #               DBPERF_MYWIRE=sql on MariaDB, the statements through database/sql as before
@@ -40,6 +42,8 @@ secs=${CC_SECONDS:-15}
 rounds=${CC_ROUNDS:-3}
 rows=${CC_ROWS:-200000}
 insrows=${CC_INSERT_ROWS:-1000000}
+l1base=${CC_L1_BASE:-100000}
+l1rows=${CC_L1_ROWS:-300000}
 mkdir -p "$dir"
 rm -rf "$dir/runs" # dbperf refuses to write into a run directory of an earlier run
 results=$dir/results.tsv
@@ -89,23 +93,24 @@ timed() {
 dbperf_step() {
 	local side=$1 op=$2 round=$3 target=$4 step=$5
 	shift 5
-	local out=$dir/runs/$side-$op-$round
+	local out=$dir/runs/$side-$op-$round last=${step##*,} # the figures are the last step's
 	rm -rf "$out"
 	"$dbperf" run insert --target "$target" --clients 1 --steps "$step" --quiet --no-verify \
 		--seed 1 --out "$out" "$@" >"$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }
 	local n
-	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m="query" if "query" in d["ops"] else "insert"; print(d["ops"][m]["statements"], d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/$step/summary.json")
+	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m="query" if "query" in d["ops"] else "insert"; print(d["ops"][m]["statements"], d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/$last/summary.json")
 	# shellcheck disable=SC2086
 	record "$side" "$op" "$round" $n
 }
 
-# insert100 PLACEHOLDER: l.i0's 100-row INSERT into table pgb_i0/sb_i0 with ids PLACEHOLDER+1..+100
-# and row values of the same shapes as dbperf's (fixed here; dbperf draws them at random).
+# insert100 TABLE PLACEHOLDER [ROWS]: l.i0's 100-row INSERT (l.i1's 50 with ROWS 50) into TABLE
+# with ids PLACEHOLDER+1..+ROWS and row values of the same shapes as dbperf's (fixed here; dbperf
+# draws them at random).
 insert100() {
-	local t=$1 id=$2
-	awk -v t="$t" -v id="$id" 'BEGIN {
+	local t=$1 id=$2 rows=${3:-100}
+	awk -v t="$t" -v id="$id" -v rows="$rows" 'BEGIN {
 		printf "INSERT INTO %s (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES ", t
-		for (i = 1; i <= 100; i++)
+		for (i = 1; i <= rows; i++)
 			printf "%s(%s+%d,'\''2026-11-23 10:%02d:00'\'',%d,%d,%d,%d,'\''aaaaaaaaa%07d'\'')", (i > 1 ? "," : ""), id, i, i % 60, (i * 37) % 1000, (i * 7919) % 100000, (i * 131) % 10000, (i * 17) % 500, i * 7919
 		print ";" }'
 }
@@ -130,6 +135,11 @@ pg_round() {
 	if [ "${CC_AB:-1}" = 1 ]; then
 		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
 	fi
+	# l.i1: dbperf loads pi1 (l.i0, l.x) and runs l.i1; pgbench then inserts and deletes on that table
+	dbperf_step dbperf-pg l.i1 "$r" "$pgdb" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
+	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$pgdb")
+	timed "$c-l1" pgbench -n -M simple -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-l1.sql" "$pgdb"
+	record pgbench l.i1 "$r" "$(awk '/actually processed/ {print $NF}' "$c-l1")" "$secs" $(cat "$c-l1.time")
 }
 
 if [ "$what" != maria ]; then
@@ -155,6 +165,12 @@ EOF
 		echo '\set id :id + 100'
 		insert100 pgb_i0 :id
 	} >"$dir/pg-insert.sql"
+	{ # l.i1: 50 new rows, then the 50 oldest deleted, as dbperf's inserter and deleter send them
+		insert100 pi1 :hi 50
+		echo '\set hi :hi + 50'
+		echo 'delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= :lo order by transactionid asc limit 50);'
+		echo '\set lo :lo + 50'
+	} >"$dir/pg-l1.sql"
 	echo "== PostgreSQL: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_PG" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/pg-load" >"$dir/pg-load.log" 2>&1
@@ -203,6 +219,10 @@ my_round() {
 	if [ "${CC_AB:-1}" = 1 ]; then
 		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --drop
 	fi
+	dbperf_step dbperf-maria l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
+	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM dbperf_ins.pi1')
+	n=$(sb "$c-l1" "$dir/my-l1.lua" CC_LO="$lo" CC_HI="$hi")
+	record sysbench l.i1 "$r" "$n" "$secs" $(cat "$c-l1.time")
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
@@ -250,6 +270,17 @@ EOF2
 		echo '  id = id + 100'
 		echo 'end'
 	} >"$dir/my-insert.lua"
+	{
+		echo '-- l.i1: 50 new rows as text, then the 50 oldest deleted, in dbperf'"'"'s l.i1 table.'
+		echo 'local lo, hi = tonumber(os.getenv("CC_LO")), tonumber(os.getenv("CC_HI"))'
+		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
+		echo 'function event()'
+		echo '  con:query(string.format([['"$(insert100 dbperf_ins.pi1 '%d' 50 | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'hi+%g' 50)"'))'
+		echo '  hi = hi + 50'
+		echo '  con:query(string.format("delete from dbperf_ins.pi1 where transactionid >= %d order by transactionid asc limit 50", lo))'
+		echo '  lo = lo + 50'
+		echo 'end'
+	} >"$dir/my-l1.lua"
 	echo "== MariaDB: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_MY" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/my-load" >"$dir/my-load.log" 2>&1
