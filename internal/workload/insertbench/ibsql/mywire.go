@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/go-sql-driver/mysql"
@@ -42,14 +40,11 @@ import (
 // one goroutine and reads every reply to its end), so the driver finds the connection as it
 // left it. DBPERF_MYWIRE=sql sends the statements through database/sql again, for A/B runs.
 type myWire struct {
-	nc           net.Conn
-	raw          syscall.RawConn // nc's, for raw reads and writes; nil: through nc
-	deprecateEOF bool            // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
-	cacheMeta    bool            // MariaDB's cache-metadata flag: a byte after the column count
+	wireSock
+	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
+	cacheMeta    bool // MariaDB's cache-metadata flag: a byte after the column count
 
 	wbuf []byte
-	rbuf []byte
-	r, n int    // unread bytes: rbuf[r:n]
 	seq  byte   // the next packet's sequence id
 	big  []byte // a payload of several packets (16 MiB or more), joined
 
@@ -80,36 +75,16 @@ const (
 )
 
 func newMyWire(s *sqldriver.MySQLSocket) *myWire {
-	w := &myWire{
-		nc:           s.Conn,
+	return &myWire{
+		wireSock:     newWireSock(s.Conn, myWirePoll),
 		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
 		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
-		rbuf:         make([]byte, 16<<10),
 	}
-	if sc, ok := s.Conn.(syscall.Conn); ok && !myWirePoll {
-		w.raw, _ = sc.SyscallConn()
-	}
-	return w
 }
 
 // myWirePoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
 // measure what the raw calls save.
 var myWirePoll = os.Getenv("DBPERF_MYWIRE") == "poll"
-
-// sysWrite and sysRead go through rawsock.go's raw system calls, or net.Conn with myWirePoll.
-func (w *myWire) sysWrite(b []byte) (int, error) {
-	if w.raw == nil {
-		return w.nc.Write(b)
-	}
-	return rawWrite(w.raw, b)
-}
-
-func (w *myWire) sysRead(b []byte) (int, error) {
-	if w.raw == nil {
-		return w.nc.Read(b)
-	}
-	return rawRead(w.raw, b)
-}
 
 // begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
 func (w *myWire) begin(ctx context.Context) error {
@@ -224,12 +199,8 @@ func (w *myWire) write(q []byte) error {
 		}
 	}
 	w.wbuf = b
-	for len(b) > 0 {
-		n, err := w.sysWrite(b)
-		if err != nil {
-			return w.fail(w.ioErr(err))
-		}
-		b = b[n:]
+	if err := w.writeAll(b); err != nil {
+		return w.fail(w.ioErr(err))
 	}
 	return nil
 }
@@ -278,25 +249,11 @@ func (w *myWire) onePacket() ([]byte, error) {
 
 // fill reads until at least n unread bytes are buffered.
 func (w *myWire) fill(n int) error {
-	if w.n-w.r >= n {
-		return nil
-	}
-	if w.r > 0 { // move the unread part to the front
-		w.n = copy(w.rbuf, w.rbuf[w.r:w.n])
-		w.r = 0
-	}
-	if n > len(w.rbuf) {
-		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
-	}
-	for w.n < n {
-		m, err := w.sysRead(w.rbuf[w.n:])
-		w.n += m
-		switch {
-		case err == io.EOF || err == nil && m == 0:
-			return w.fail(w.ioErr(errors.New("mywire: the server closed the connection")))
-		case err != nil:
-			return w.fail(w.ioErr(err))
+	if err := w.readAtLeast(n); err != nil {
+		if err == io.EOF {
+			err = errors.New("mywire: the server closed the connection")
 		}
+		return w.fail(w.ioErr(err))
 	}
 	return nil
 }

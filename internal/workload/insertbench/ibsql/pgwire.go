@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"syscall"
@@ -35,15 +34,12 @@ import (
 // other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
 // with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn.
 type pgWire struct {
+	wireSock
 	pg    *pgconn.PgConn
-	nc    net.Conn
-	raw   syscall.RawConn
 	fd    int
 	owned bool // the socket is pgWire's: pgconn is idle with nothing buffered
 
 	wbuf []byte
-	rbuf []byte
-	r, n int // unread bytes: rbuf[r:n]
 
 	// ctx is the context whose cancellation shuts the socket down; stop unregisters that.
 	ctx  context.Context
@@ -74,7 +70,7 @@ func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &pgWire{pg: pg, nc: pg.Conn(), raw: raw, fd: -1, rbuf: make([]byte, 16<<10)}
+	w := &pgWire{wireSock: newWireSock(pg.Conn(), wirePoll), pg: pg, fd: -1}
 	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
 		return nil, err
 	}
@@ -182,21 +178,8 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 }
 
 func (w *pgWire) write(b []byte) error {
-	for len(b) > 0 {
-		var n int
-		var err error
-		if wirePoll {
-			n, err = w.nc.Write(b)
-		} else {
-			n, err = rawWrite(w.raw, b)
-		}
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return w.fail(w.ioErr(err))
-		}
-		b = b[n:]
+	if err := w.writeAll(b); err != nil {
+		return w.fail(w.ioErr(err))
 	}
 	return nil
 }
@@ -228,33 +211,11 @@ func (w *pgWire) message() (byte, []byte, error) {
 
 // fill reads until at least n unread bytes are buffered.
 func (w *pgWire) fill(n int) error {
-	if w.n-w.r >= n {
-		return nil
-	}
-	if w.r > 0 { // move the unread part to the front
-		w.n = copy(w.rbuf, w.rbuf[w.r:w.n])
-		w.r = 0
-	}
-	if n > len(w.rbuf) {
-		w.rbuf = append(w.rbuf, make([]byte, n-len(w.rbuf))...)
-	}
-	for w.n < n {
-		var m int
-		var err error
-		if wirePoll {
-			m, err = w.nc.Read(w.rbuf[w.n:])
-		} else {
-			m, err = rawRead(w.raw, w.rbuf[w.n:])
+	if err := w.readAtLeast(n); err != nil {
+		if err == io.EOF {
+			err = errors.New("pgwire: the server closed the connection")
 		}
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == io.EOF || (err == nil && m == 0):
-			return w.fail(w.ioErr(errors.New("pgwire: the server closed the connection")))
-		case err != nil:
-			return w.fail(w.ioErr(err))
-		}
-		w.n += m
+		return w.fail(w.ioErr(err))
 	}
 	return nil
 }

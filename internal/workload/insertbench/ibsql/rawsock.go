@@ -2,6 +2,7 @@ package ibsql
 
 import (
 	"io"
+	"net"
 	"syscall"
 	"unsafe"
 )
@@ -46,4 +47,78 @@ func rawWrite(raw syscall.RawConn, b []byte) (int, error) {
 		return 0, errno
 	}
 	return n, err
+}
+
+// wireSock is a lean path's socket: whole writes, and reads into one reused buffer whose
+// unread part is rbuf[r:n]. Its calls are rawRead and rawWrite, or nc's with raw nil (the
+// DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
+type wireSock struct {
+	nc   net.Conn
+	raw  syscall.RawConn
+	rbuf []byte
+	r, n int
+}
+
+// newWireSock reads and writes nc with raw system calls, or through nc itself when poll is set
+// or nc has no file descriptor.
+func newWireSock(nc net.Conn, poll bool) wireSock {
+	s := wireSock{nc: nc, rbuf: make([]byte, 16<<10)}
+	if sc, ok := nc.(syscall.Conn); ok && !poll {
+		s.raw, _ = sc.SyscallConn()
+	}
+	return s
+}
+
+// writeAll writes all of b.
+func (s *wireSock) writeAll(b []byte) error {
+	for len(b) > 0 {
+		var n int
+		var err error
+		if s.raw == nil {
+			n, err = s.nc.Write(b)
+		} else {
+			n, err = rawWrite(s.raw, b)
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// readAtLeast reads until at least n unread bytes are buffered; io.EOF if the peer closed the
+// connection first.
+func (s *wireSock) readAtLeast(n int) error {
+	if s.n-s.r >= n {
+		return nil
+	}
+	if s.r > 0 { // move the unread part to the front
+		s.n = copy(s.rbuf, s.rbuf[s.r:s.n])
+		s.r = 0
+	}
+	if n > len(s.rbuf) {
+		s.rbuf = append(s.rbuf, make([]byte, n-len(s.rbuf))...)
+	}
+	for s.n < n {
+		var m int
+		var err error
+		if s.raw == nil {
+			m, err = s.nc.Read(s.rbuf[s.n:])
+		} else {
+			m, err = rawRead(s.raw, s.rbuf[s.n:])
+		}
+		s.n += max(m, 0)
+		switch {
+		case err == syscall.EINTR:
+		case err == nil && m == 0:
+			return io.EOF
+		case err != nil:
+			return err
+		}
+	}
+	return nil
 }
