@@ -3,11 +3,9 @@ package ibsql
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5"
@@ -23,24 +21,7 @@ import (
 // not in it) divided by the rows or queries; user-us and sys-us split it.
 
 func benchPostgres(b *testing.B) *pgStore {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		b.Skip("DBPERF_TEST_POSTGRES is not set: see the comment above")
-	}
-	spec, err := driver.Parse(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { t.Close() })
-	st, ok := Bind(t)
-	if !ok {
-		b.Fatalf("%T is not a SQL target", t)
-	}
-	return st.(*pgStore)
+	return benchStore(b, "DBPERF_TEST_POSTGRES").(*pgStore)
 }
 
 func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {

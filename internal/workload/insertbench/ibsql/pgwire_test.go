@@ -13,12 +13,17 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// TestPGWireErrors checks that a statement failing on pgWire's path returns the server's error
-// and leaves the connection usable, on pgWire's path and on pgconn's after it.
-func TestPGWireErrors(t *testing.T) {
+// openPostgresTest opens the server named by DBPERF_TEST_POSTGRES, binds the benchmark and
+// creates table. Without the variable the test fails rather than skips, unless -short, as the
+// MySQL tests do (openMySQLTest).
+func openPostgresTest(t *testing.T, table string) ib.Store {
+	t.Helper()
 	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
 	if dsn == "" {
-		t.Skip("DBPERF_TEST_POSTGRES is not set")
+		if testing.Short() {
+			t.Skip("DBPERF_TEST_POSTGRES is not set (-short)")
+		}
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: start a server (dbperf server start postgres) and set it to postgres://USER:PASSWORD@HOST:PORT/DB, or use go test -short to leave PostgreSQL out")
 	}
 	ctx := context.Background()
 	spec, err := driver.Parse(dsn)
@@ -29,11 +34,22 @@ func TestPGWireErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Close()
-	st, _ := Bind(tg)
-	if err := st.CreateTables(ctx, []string{"wire_t"}); err != nil {
+	t.Cleanup(func() { tg.Close() })
+	st, ok := Bind(tg)
+	if !ok {
+		t.Fatalf("%T is not a SQL target", tg)
+	}
+	if err := st.CreateTables(ctx, []string{table}); err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// TestPGWireErrors checks that a statement failing on pgWire's path returns the server's error
+// and leaves the connection usable, on pgWire's path and on pgconn's after it.
+func TestPGWireErrors(t *testing.T) {
+	ctx := context.Background()
+	st := openPostgresTest(t, "wire_t")
 	conn, err := st.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -70,24 +86,8 @@ func TestPGWireErrors(t *testing.T) {
 // TestPGWireCancelWhileWaiting: a query waiting for its reply (blocked here by another session's
 // lock on the table) returns when its context is canceled, and the connection is not reused.
 func TestPGWireCancelWhileWaiting(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		t.Skip("DBPERF_TEST_POSTGRES is not set")
-	}
 	ctx := context.Background()
-	spec, err := driver.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := driver.Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	st, _ := Bind(tg)
-	if err := st.CreateTables(ctx, []string{"wire_c"}); err != nil {
-		t.Fatal(err)
-	}
+	st := openPostgresTest(t, "wire_c")
 	conn, err := st.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
