@@ -103,10 +103,10 @@ dbperf_step() {
 	record "$side" "$op" "$round" $n
 }
 
-# insert100 TABLE PLACEHOLDER [ROWS]: l.i0's 100-row INSERT (l.i1's 50 with ROWS 50) into TABLE
+# insert_rows TABLE PLACEHOLDER [ROWS]: l.i0's 100-row INSERT (l.i1's 50 with ROWS 50) into TABLE
 # with ids PLACEHOLDER+1..+ROWS and row values of the same shapes as dbperf's (fixed here; dbperf
 # draws them at random).
-insert100() {
+insert_rows() {
 	local t=$1 id=$2 rows=${3:-100}
 	awk -v t="$t" -v id="$id" -v rows="$rows" 'BEGIN {
 		printf "INSERT INTO %s (transactionid, dateandtime, cashregisterid, customerid, productid, price, data) VALUES ", t
@@ -163,10 +163,10 @@ EOF
 	} >"$dir/pg-point.sql"
 	{
 		echo '\set id :id + 100'
-		insert100 pgb_i0 :id
+		insert_rows pgb_i0 :id
 	} >"$dir/pg-insert.sql"
 	{ # l.i1: 50 new rows, then the 50 oldest deleted, as dbperf's inserter and deleter send them
-		insert100 pi1 :hi 50
+		insert_rows pi1 :hi 50
 		echo '\set hi :hi + 50'
 		echo 'delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= :lo order by transactionid asc limit 50);'
 		echo '\set lo :lo + 50'
@@ -266,7 +266,7 @@ EOF2
 		echo 'local id = 0'
 		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
 		echo 'function event()'
-		echo '  con:query(string.format([['"$(insert100 sb_i0 '%d' | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'id+%g' 100)"'))'
+		echo '  con:query(string.format([['"$(insert_rows sb_i0 '%d' | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'id+%g' 100)"'))'
 		echo '  id = id + 100'
 		echo 'end'
 	} >"$dir/my-insert.lua"
@@ -275,7 +275,7 @@ EOF2
 		echo 'local lo, hi = tonumber(os.getenv("CC_LO")), tonumber(os.getenv("CC_HI"))'
 		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
 		echo 'function event()'
-		echo '  con:query(string.format([['"$(insert100 dbperf_ins.pi1 '%d' 50 | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'hi+%g' 50)"'))'
+		echo '  con:query(string.format([['"$(insert_rows dbperf_ins.pi1 '%d' 50 | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'hi+%g' 50)"'))'
 		echo '  hi = hi + 50'
 		echo '  con:query(string.format("delete from dbperf_ins.pi1 where transactionid >= %d order by transactionid asc limit 50", lo))'
 		echo '  lo = lo + 50'
