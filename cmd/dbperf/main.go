@@ -45,7 +45,11 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	root.SetVersionTemplate("dbperf {{.Version}}\n")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")
+	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client against a server target: auto (one, doubled whenever it uses 40% of them; see docs/performance.md) or all (one per CPU, Go's default)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if clientProcs != "auto" && clientProcs != "all" {
+			return fmt.Errorf("--client-procs must be auto or all (got %q)", clientProcs)
+		}
 		if cpuProfile == "" {
 			return nil
 		}

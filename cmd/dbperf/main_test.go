@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,6 +72,7 @@ func TestBadInput(t *testing.T) {
 		{"bad dsn", []string{"--target", "postgres://u:hunter2@127.0.0.1:notaport/db"}, "is not a valid"},
 		{"unreachable server", []string{"--target", "postgres://u:hunter2@127.0.0.1:1/db"}, "cannot connect to postgres at 127.0.0.1:1: connection refused; is the server running"},
 		{"bad tables", []string{"--tables", "some"}, "--tables must be per-client or shared"},
+		{"bad client procs", []string{"--client-procs", "3"}, `--client-procs must be auto or all (got "3")`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,6 +167,20 @@ func TestPasswordNeverArchived(t *testing.T) {
 	json.Unmarshal(b, &meta)
 	if !strings.HasPrefix(meta.Target.Version, "15") || meta.Target.Settings["shared_buffers"] == nil {
 		t.Errorf("run.json lacks the server's version and settings: %+v", meta.Target)
+	}
+	// Against a server --client-procs auto sizes the Go processors: every step says how many
+	// it used, at least one and at most the CPUs Go may use.
+	for _, step := range []string{"l.i0", "l.x", "l.i1", "qr100"} {
+		var sum struct {
+			Host struct {
+				ClientProcs int `json:"client_procs"`
+			}
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "runs/pg", step, "summary.json"))
+		json.Unmarshal(b, &sum)
+		if n := sum.Host.ClientProcs; n < 1 || n > runtime.NumCPU() {
+			t.Errorf("%s: client_procs %d, want 1..%d", step, n, runtime.NumCPU())
+		}
 	}
 }
 

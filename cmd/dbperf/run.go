@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/clientprocs"
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/plan"
@@ -267,6 +268,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	info := t.Info(ctx)
 	mon := monitor.New(ctx, t)
 	mon.ClientBound = clientBound
+	defer sizeClientProcs(mon)()
 	dataPath := ""
 	if spec.Path != "" {
 		dataPath, _ = filepath.Abs(spec.Path)
@@ -298,6 +300,21 @@ const smallSettleScale = 0.01
 
 // clientBound is the --client-bound threshold, in cores.
 var clientBound = 0.9
+
+// clientProcs is --client-procs: auto or all.
+var clientProcs = "auto"
+
+// sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when the
+// DBMS is another process and --client-procs is auto; an embedded engine's work runs in this
+// process and keeps every processor. The function it returns gives GOMAXPROCS back.
+func sizeClientProcs(mon *monitor.Monitor) func() {
+	if clientProcs != "auto" || mon.Embedded() {
+		return func() {}
+	}
+	g := clientprocs.Start()
+	mon.Procs = g.Most
+	return g.Stop
+}
 
 func randomSeed() uint64 {
 	var b [8]byte

@@ -213,6 +213,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	}
 	info := t.Info(ctx)
 	mon := monitor.New(ctx, t)
+	defer sizeClientProcs(mon)()
 	settings := wl.Settings()
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),

@@ -120,6 +120,9 @@ type HostSummary struct {
 	// the host's capacity (all cores, the scale of cpups): who used the host, side by side.
 	ClientHostPct *float64 `json:"client_host_pct,omitempty"`
 	DBMSHostPct   *float64 `json:"dbms_host_pct,omitempty"`
+	// ClientProcs is the most Go processors (GOMAXPROCS) the client used in the step, when
+	// --client-procs auto sized them (server targets; internal/clientprocs).
+	ClientProcs int `json:"client_procs,omitempty"`
 	// PacedOps are the operations whose worker slept until they were due (rate-limited
 	// inserters); LateWakeups those whose worker woke up 5 ms or more late, and WakeupMaxUs the
 	// latest: the client falling behind its own schedule.

@@ -27,6 +27,9 @@ type Monitor struct {
 	main        int  // the DBMS's main process on this host, 0 when unknown
 	embedded    bool // the DBMS is this process
 	ClientBound float64
+	// Procs, when set, reports the most Go processors the client used since its last call
+	// (clientprocs.Governor.Most): a step's client_procs.
+	Procs func() int
 	// QueryTimeout bounds each DBMS query of the monitor (DefaultQueryTimeout).
 	QueryTimeout time.Duration
 }
@@ -50,6 +53,9 @@ func New(ctx context.Context, target any) *Monitor {
 	}
 	return m
 }
+
+// Embedded tells whether the DBMS runs in this process (an embedded engine).
+func (m *Monitor) Embedded() bool { return m.embedded }
 
 // DataDir is the directory holding the database on this host, as the target said; empty when
 // it did not (a server elsewhere).
@@ -133,6 +139,9 @@ func (s *Step) Start(ctx context.Context, at time.Time) {
 		s.errs++
 	}
 	s.start, s.lastAt, s.first, s.last = at, at, h, h
+	if s.m.Procs != nil {
+		s.m.Procs() // the step's count starts from the processors in use now
+	}
 	s.done.Add(1)
 	go func() {
 		defer s.done.Done()
@@ -252,6 +261,9 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 	sum.ClientHostPct = val(pct(iv.ClientCPUSec, iv.CPUTotalSec))
 	if iv.HasDBMS && !s.m.embedded { // an embedded engine's CPU is the client's process
 		sum.DBMSHostPct = val(pct(iv.DBMSCPUSec, iv.CPUTotalSec))
+	}
+	if s.m.Procs != nil {
+		sum.ClientProcs = s.m.Procs()
 	}
 	sum.PacedOps, sum.LateWakeups = t.Lag.Paced, t.Lag.Late
 	sum.WakeupMaxUs = round(float64(t.Lag.Max.Nanoseconds())/1e3, 1)
