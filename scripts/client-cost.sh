@@ -9,6 +9,12 @@
 #   MariaDB:    sysbench with a Lua script sending the same statements as SQL text (dbperf's
 #               default, the reference's form); dbperf: the same steps.
 #
+#   l.i1:       dbperf's inserter and deleter (two connections, the reference's processes) beside
+#               the C client sending INSERT and DELETE in turn on one connection ("l.i1"), and
+#               beside two C processes, an inserter and a deleter, each paced at the rate dbperf
+#               reached ("l.i1x2", the reference's shape; CPU per pair = the inserter's per
+#               INSERT + the deleter's per DELETE).
+#
 # Rounds alternate C client and dbperf (A B A B ...), so both see the same background load.
 # CPU per operation is user + system time of the client process (/usr/bin/time for the C
 # clients; for dbperf the step's own getrusage figures in summary.json, so its startup and
@@ -29,6 +35,8 @@
 #               queries and inserts through pgconn as before pgwire.go, and with
 #               DBPERF_MYWIRE=sql on MariaDB, the statements through database/sql as before
 #               mywire.go, to show what each bought
+#   CC_PROCS_AB 1 (default): also run dbperf's l.i1 with --client-procs all (a Go processor per
+#               CPU, as before internal/clientprocs), to show what sizing them saves
 #   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
 #   CC_DIR      work directory (default /tmp/client-cost)
 # Needs pgbench (postgresql-15's client), sysbench and /usr/bin/time; installs sysbench and time
@@ -99,8 +107,24 @@ dbperf_step() {
 		--seed 1 --out "$out" "$@" >"$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }
 	local n
 	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m="query" if "query" in d["ops"] else "insert"; print(d["ops"][m]["statements"], d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/$last/summary.json")
+	read -r last_ops last_secs _ <<<"$n"
 	# shellcheck disable=SC2086
 	record "$side" "$op" "$round" $n
+}
+
+# pair_rate: the statement rate of the last dbperf_step, the pace of the two-process C clients
+pair_rate() { awk -v n="$last_ops" -v t="$last_secs" 'BEGIN { printf "%d", n / t }'; }
+
+# record_pair SIDE OP ROUND INSERT_FILE DELETE_FILE N_INSERT N_DELETE: the two processes of a
+# reference-shaped l.i1 as one figure per INSERT + DELETE pair: the inserts and the inserter's CPU
+# as they are, the deleter's CPU scaled to as many deletes as inserts.
+record_pair() {
+	local side=$1 op=$2 r=$3 ni=$6 nd=$7 ui si ud sd
+	read -r ui si <"$4.time"
+	read -r ud sd <"$5.time"
+	record "$side" "$op" "$r" "$ni" "$secs" \
+		"$(awk -v a="$ui" -v b="$ud" -v i="$ni" -v d="$nd" 'BEGIN { printf "%.6f", a + b * i / d }')" \
+		"$(awk -v a="$si" -v b="$sd" -v i="$ni" -v d="$nd" 'BEGIN { printf "%.6f", a + b * i / d }')"
 }
 
 # insert_rows TABLE PLACEHOLDER [ROWS]: l.i0's 100-row INSERT (l.i1's 50 with ROWS 50) into TABLE
@@ -140,6 +164,22 @@ pg_round() {
 	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$pgdb")
 	timed "$c-l1" pgbench -n -M simple -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-l1.sql" "$pgdb"
 	record pgbench l.i1 "$r" "$(awk '/actually processed/ {print $NF}' "$c-l1")" "$secs" $(cat "$c-l1.time")
+	# l.i1 in the reference's shape: an inserter and a deleter process on connections of their
+	# own, each paced (-R) at the pairs per second dbperf's l.i1 reached, so each statement starts
+	# after a wake-up as dbperf's hand-off does; no queue couples them.
+	local rate
+	rate=$(pair_rate)
+	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$pgdb")
+	timed "$c-l1i" pgbench -n -M simple -c 1 -T "$secs" -R "$rate" -D hi="$hi" -f "$dir/pg-l1-insert.sql" "$pgdb" &
+	local pi=$!
+	timed "$c-l1d" pgbench -n -M simple -c 1 -T "$secs" -R "$rate" -D lo="$lo" -f "$dir/pg-l1-delete.sql" "$pgdb" &
+	local pd=$!
+	wait "$pi" && wait "$pd" || exit 1
+	record_pair pgbench l.i1x2 "$r" "$c-l1i" "$c-l1d" "$(awk '/actually processed/ {print $NF}' "$c-l1i")" \
+		"$(awk '/actually processed/ {print $NF}' "$c-l1d")"
+	if [ "${CC_PROCS_AB:-1}" = 1 ]; then
+		dbperf_step dbperf-pg-allprocs l.i1 "$r" "$pgdb" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop --client-procs all
+	fi
 }
 
 if [ "$what" != maria ]; then
@@ -171,6 +211,14 @@ EOF
 		echo 'delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= :lo order by transactionid asc limit 50);'
 		echo '\set lo :lo + 50'
 	} >"$dir/pg-l1.sql"
+	{
+		insert_rows pi1 :hi 50
+		echo '\set hi :hi + 50'
+	} >"$dir/pg-l1-insert.sql"
+	{
+		echo 'delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= :lo order by transactionid asc limit 50);'
+		echo '\set lo :lo + 50'
+	} >"$dir/pg-l1-delete.sql"
 	echo "== PostgreSQL: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_PG" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/pg-load" >"$dir/pg-load.log" 2>&1
@@ -195,7 +243,7 @@ sb() { # sb OUT LUA [VAR=VALUE...]: one sysbench run of the Lua script, one thre
 	shift 2
 	# shellcheck disable=SC2046
 	env "$@" /usr/bin/time -f '%U %S' -o "$out.time" sysbench $(my_args) --threads=1 --time="$secs" \
-		--events=0 "$lua" run >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+		--events=0 --rate="${SB_RATE:-0}" "$lua" run >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 	awk '/total number of events/ {print $NF}' "$out"
 }
 
@@ -223,6 +271,20 @@ my_round() {
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM dbperf_ins.pi1')
 	n=$(sb "$c-l1" "$dir/my-l1.lua" CC_LO="$lo" CC_HI="$hi")
 	record sysbench l.i1 "$r" "$n" "$secs" $(cat "$c-l1.time")
+	# The reference's shape, as for pgbench above (sysbench --rate hands each event from its
+	# pacing thread to the worker thread).
+	local rate
+	rate=$(pair_rate)
+	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM dbperf_ins.pi1')
+	SB_RATE=$rate sb "$c-l1i" "$dir/my-l1-insert.lua" CC_HI="$hi" >"$c-l1i.n" &
+	local pi=$!
+	SB_RATE=$rate sb "$c-l1d" "$dir/my-l1-delete.lua" CC_LO="$lo" >"$c-l1d.n" &
+	local pd=$!
+	wait "$pi" && wait "$pd" || exit 1
+	record_pair sysbench l.i1x2 "$r" "$c-l1i" "$c-l1d" "$(cat "$c-l1i.n")" "$(cat "$c-l1d.n")"
+	if [ "${CC_PROCS_AB:-1}" = 1 ]; then
+		dbperf_step dbperf-maria-allprocs l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop --client-procs all
+	fi
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
@@ -281,6 +343,24 @@ EOF2
 		echo '  lo = lo + 50'
 		echo 'end'
 	} >"$dir/my-l1.lua"
+	{
+		echo '-- l.i1'"'"'s inserter alone: 50 new rows as text.'
+		echo 'local hi = tonumber(os.getenv("CC_HI"))'
+		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
+		echo 'function event()'
+		echo '  con:query(string.format([['"$(insert_rows dbperf_ins.pi1 '%d' 50 | sed 's/%d+\([0-9]*\)/%d/g')"']], '"$(seq -s, -f 'hi+%g' 50)"'))'
+		echo '  hi = hi + 50'
+		echo 'end'
+	} >"$dir/my-l1-insert.lua"
+	{
+		echo '-- l.i1'"'"'s deleter alone: the 50 oldest rows.'
+		echo 'local lo = tonumber(os.getenv("CC_LO"))'
+		echo 'function thread_init() con = sysbench.sql.driver():connect() end'
+		echo 'function event()'
+		echo '  con:query(string.format("delete from dbperf_ins.pi1 where transactionid >= %d order by transactionid asc limit 50", lo))'
+		echo '  lo = lo + 50'
+		echo 'end'
+	} >"$dir/my-l1-delete.lua"
 	echo "== MariaDB: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_MY" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/my-load" >"$dir/my-load.log" 2>&1
