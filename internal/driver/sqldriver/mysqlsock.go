@@ -10,6 +10,8 @@ import (
 	"net"
 	"sync"
 	"syscall"
+
+	"github.com/dbperf/dbperf/internal/driver/rawsock"
 )
 
 // MySQLSocket is a connection's own socket and what its handshake negotiated, for a client that
@@ -49,7 +51,7 @@ func (s *mysqlSockets) dial(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	return &sniffConn{Conn: c, socks: s}, nil
+	return &sniffConn{Conn: rawsock.Wrap(c), socks: s}, nil
 }
 
 func (s *mysqlSockets) add(c *sniffConn) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/rawsock"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -36,6 +38,14 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
 	}
 	cfg.RuntimeParams["application_name"] = "dbperf"
+	dial := cfg.DialFunc // raw system calls on pgx's sockets (rawsock)
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rawsock.Wrap(c), nil
+	}
 	p := &Postgres{spec: s, cfg: cfg}
 	p.admin, err = p.Connect(ctx)
 	var pgErr *pgconn.PgError

@@ -4,53 +4,15 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"unsafe"
+
+	"github.com/dbperf/dbperf/internal/driver/rawsock"
 )
 
-// The lean wire paths (pgwire.go, and mywire.go for MySQL) read and write their socket with raw
-// system calls inside syscall.RawConn's Read and Write: the socket is non-blocking, so each call
-// returns at once, and when it would block (EAGAIN) RawConn waits on Go's network poller as
-// net.Conn does. What this skips is the scheduler's system-call bookkeeping (entersyscall), which
-// wakes the runtime's sysmon thread whenever it sleeps: after every idle wait for a reply, the
-// next read or write woke it, a futex wake-up and a few sysmon cycles per statement. Measured on
-// MariaDB's range query: client CPU 37.8 -> 16.4 µs per statement in the hot benchmark
-// (docs/performance.md, "dbperf beside C clients").
-
-// rawRead reads once into b from raw's socket, waiting on the poller while nothing is there.
-func rawRead(raw syscall.RawConn, b []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := raw.Read(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
-	if err == nil && errno != 0 {
-		return 0, errno
-	}
-	if err == nil && n == 0 {
-		err = io.EOF
-	}
-	return n, err
-}
-
-// rawWrite writes some of b to raw's socket, waiting on the poller while its buffer is full.
-func rawWrite(raw syscall.RawConn, b []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := raw.Write(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
-	if err == nil && errno != 0 {
-		return 0, errno
-	}
-	return n, err
-}
+// The lean wire paths (pgwire.go, and mywire.go for MySQL) read and write their socket with
+// rawsock's raw system calls; see that package for why.
 
 // wireSock is a lean path's socket: whole writes, and reads into one reused buffer whose
-// unread part is rbuf[r:n]. Its calls are rawRead and rawWrite, or nc's with raw nil (the
+// unread part is rbuf[r:n]. Its calls are rawsock.Read and Write, or nc's with raw nil (the
 // DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
 type wireSock struct {
 	nc   net.Conn
@@ -59,10 +21,10 @@ type wireSock struct {
 	r, n int
 }
 
-// newWireSock reads and writes nc with raw system calls, or through nc itself when poll is set
-// or nc has no file descriptor.
+// newWireSock reads and writes nc with raw system calls, or through the connection the target
+// dialed (without rawsock's wrapper) when poll is set or nc has no file descriptor.
 func newWireSock(nc net.Conn, poll bool) wireSock {
-	s := wireSock{nc: nc, rbuf: make([]byte, 16<<10)}
+	s := wireSock{nc: rawsock.Unwrap(nc), rbuf: make([]byte, 16<<10)}
 	if sc, ok := nc.(syscall.Conn); ok && !poll {
 		s.raw, _ = sc.SyscallConn()
 	}
@@ -77,7 +39,7 @@ func (s *wireSock) writeAll(b []byte) error {
 		if s.raw == nil {
 			n, err = s.nc.Write(b)
 		} else {
-			n, err = rawWrite(s.raw, b)
+			n, err = rawsock.Write(s.raw, b)
 		}
 		if err == syscall.EINTR {
 			continue
@@ -109,7 +71,7 @@ func (s *wireSock) readAtLeast(n int) error {
 		if s.raw == nil {
 			m, err = s.nc.Read(s.rbuf[s.n:])
 		} else {
-			m, err = rawRead(s.raw, s.rbuf[s.n:])
+			m, err = rawsock.Read(s.raw, s.rbuf[s.n:])
 		}
 		s.n += max(m, 0)
 		switch {
