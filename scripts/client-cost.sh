@@ -9,6 +9,9 @@
 #   MariaDB:    sysbench with a Lua script sending the same statements as SQL text (dbperf's
 #               default, the reference's form); dbperf: the same steps.
 #
+#   LinkBench:  dbperf's request step with one requester beside pgbench (one script per request
+#               type, weighted as the 2013 mix) and sysbench (a Lua script drawing the type) sending
+#               each type's statements on its most common path, on the tables dbperf loaded.
 #   l.i1:       dbperf's inserter and deleter (two connections, the reference's processes) beside
 #               the C client sending INSERT and DELETE in turn on one connection ("l.i1"), and
 #               beside two C processes, an inserter and a deleter, each paced at the rate dbperf
@@ -112,6 +115,20 @@ dbperf_step() {
 	record "$side" "$op" "$round" $n
 }
 
+# lb_step SIDE ROUND TARGET: dbperf's LinkBench request step, one requester, $secs seconds, on
+# TARGET's loaded tables; its operations (all types) and client CPU from summary.json.
+lb_step() {
+	local side=$1 round=$2 target=$3 out=$dir/runs/$1-linkbench-$2
+	rm -rf "$out"
+	"$dbperf" run linkbench --target "$target" --steps request --requesters 1 --requests 0 \
+		--requests-seconds "${secs}s" --quiet --no-verify --seed "$round" --out "$out" >"$out.log" 2>&1 ||
+		{ cat "$out.log" >&2; exit 1; }
+	local n
+	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(o["count"] for o in d["ops"].values()), d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/request/summary.json")
+	# shellcheck disable=SC2086
+	record "$side" linkbench "$round" $n
+}
+
 # pair_rate: the statement rate of the last dbperf_step, the pace of the two-process C clients
 pair_rate() { awk -v n="$last_ops" -v t="$last_secs" 'BEGIN { printf "%d", n / t }'; }
 
@@ -180,6 +197,18 @@ pg_round() {
 	if [ "${CC_PROCS_AB:-1}" = 1 ]; then
 		dbperf_step dbperf-pg-allprocs l.i1 "$r" "$pgdb" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop --client-procs all
 	fi
+	# LinkBench's request step, one requester, beside pgbench running the same statements in
+	# the 2013 mix's proportions (one script per request type, weighted)
+	local lbdb=${CC_PG%/*}/dbperf_lb mix=()
+	local w
+	for w in add_link:8.9886601 delete_link:2.9907664 update_link:8.0122125 count_link:4.8863567 \
+		multiget_link:0.5261142 get_links_list:50.7119145 add_node:2.5732789 update_node:7.366437 \
+		delete_node:1.0115914 get_node:12.9326683; do
+		mix+=(-f "$dir/lb-${w%%:*}.sql@$(awk -v p="${w#*:}" 'BEGIN { printf "%d", p * 10000 }')")
+	done
+	timed "$c-lb" pgbench -n -M prepared -c 1 -T "$secs" -D maxid=10001 "${mix[@]}" "$lbdb"
+	record pgbench linkbench "$r" "$(awk '/actually processed/ {print $NF}' "$c-lb")" "$secs" $(cat "$c-lb.time")
+	lb_step dbperf-pg "$r" "$lbdb"
 }
 
 if [ "$what" != maria ]; then
@@ -219,6 +248,29 @@ EOF
 		echo 'delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= :lo order by transactionid asc limit 50);'
 		echo '\set lo :lo + 50'
 	} >"$dir/pg-l1-delete.sql"
+	# LinkBench's request types as dbperf sends them on PostgreSQL (internal/workload/linkbench/
+	# lbsql), each on its most common path: a new link added, an existing one updated or hidden
+	lb_link='INSERT INTO linktable (id1, id2, link_type, visibility, data, time, version) VALUES (:id1, :id2, 123456789, 1, '"'"'\x0102030405060708'"'"', 1795363200000, 0) ON CONFLICT DO NOTHING;'
+	lb_key='link_type = 123456789 AND id1 = :id1 AND id2 = :id2'
+	lb_ids='\set id1 random(1, :maxid - 1)
+\set id2 random(1, :maxid - 1)'
+	printf '%s\nBEGIN;\n%s\n%s\nCOMMIT;\n' "$lb_ids" "$lb_link" \
+		'INSERT INTO counttable (id, link_type, count, time, version) VALUES (:id1, 123456789, 1, 1795363200000, 0) ON CONFLICT (id, link_type) DO UPDATE SET count = counttable.count + 1, version = counttable.version + 1, time = EXCLUDED.time;' >"$dir/lb-add_link.sql"
+	printf '%s\nBEGIN;\nSELECT visibility FROM linktable WHERE %s FOR UPDATE;\nUPDATE linktable SET visibility = 0 WHERE %s;\n%s\nCOMMIT;\n' "$lb_ids" "$lb_key" "$lb_key" \
+		'INSERT INTO counttable (id, link_type, count, time, version) VALUES (:id1, 123456789, 0, 1795363200000, 0) ON CONFLICT (id, link_type) DO UPDATE SET count = CASE WHEN counttable.count = 0 THEN 0 ELSE counttable.count - 1 END, version = counttable.version + 1, time = EXCLUDED.time;' >"$dir/lb-delete_link.sql"
+	printf '%s\nBEGIN;\n%s\nSELECT visibility FROM linktable WHERE %s FOR UPDATE;\nUPDATE linktable SET visibility = 1, data = %s, time = 1795363200000, version = 1 WHERE %s;\nCOMMIT;\n' \
+		"$lb_ids" "$lb_link" "$lb_key" "'\\x0102030405060708'" "$lb_key" >"$dir/lb-update_link.sql"
+	printf '%s\nSELECT count FROM counttable WHERE id = :id1 AND link_type = 123456789;\n' "$lb_ids" >"$dir/lb-count_link.sql"
+	printf '%s\nSELECT id1, id2, link_type, visibility, data, time, version FROM linktable WHERE id1 = :id1 AND link_type = 123456789 AND id2 IN (:id2);\n' "$lb_ids" >"$dir/lb-multiget_link.sql"
+	printf '%s\nSELECT id1, id2, link_type, visibility, data, time, version FROM linktable WHERE id1 = :id1 AND link_type = 123456789 AND time >= 0 AND time <= 1795363200000 AND visibility = 1 ORDER BY time DESC, id2 DESC LIMIT 10000 OFFSET 0;\n' "$lb_ids" >"$dir/lb-get_links_list.sql"
+	lb_data="'\\x$(printf '%0256d' 7)'" # 128 bytes, the 2013 mix's node median
+	printf '\\set id random(1000000000, 9000000000)\nINSERT INTO nodetable (id, type, version, time, data) VALUES (:id, 2048, 1, 1795363200, %s);\n' "$lb_data" >"$dir/lb-add_node.sql"
+	printf '%s\nUPDATE nodetable SET version = 2, time = 1795363200, data = %s WHERE id = :id1 AND type = 2048;\n' "$lb_ids" "$lb_data" >"$dir/lb-update_node.sql"
+	printf '%s\nDELETE FROM nodetable WHERE id = :id1 AND type = 2048;\n' "$lb_ids" >"$dir/lb-delete_node.sql"
+	printf '%s\nSELECT id, type, version, time, data FROM nodetable WHERE id = :id1;\n' "$lb_ids" >"$dir/lb-get_node.sql"
+	echo "== PostgreSQL: loading LinkBench's tables (10,000 ids)"
+	"$dbperf" run linkbench --target "${CC_PG%/*}/dbperf_lb" --steps load --quiet --no-verify --seed 1 \
+		--out "$dir/runs/pg-lb-load" >"$dir/pg-lb-load.log" 2>&1
 	echo "== PostgreSQL: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_PG" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/pg-load" >"$dir/pg-load.log" 2>&1
@@ -285,6 +337,9 @@ my_round() {
 	if [ "${CC_PROCS_AB:-1}" = 1 ]; then
 		dbperf_step dbperf-maria-allprocs l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop --client-procs all
 	fi
+	n=$(sb "$c-lb" "$dir/my-lb.lua")
+	record sysbench linkbench "$r" "$n" "$secs" $(cat "$c-lb.time")
+	lb_step dbperf-maria "$r" "${CC_MY%/*}/dbperf_lb"
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
@@ -361,6 +416,57 @@ EOF2
 		echo '  lo = lo + 50'
 		echo 'end'
 	} >"$dir/my-l1-delete.lua"
+	cat >"$dir/my-lb.lua" <<'EOF2'
+-- LinkBench's request types in the 2013 mix's proportions, as dbperf sends them to MariaDB
+-- (SQL text: go-sql-driver interpolates the parameters), each on its most common path, on the
+-- tables of dbperf's LinkBench load in dbperf_lb.
+local pct = {8.9886601, 2.9907664, 8.0122125, 4.8863567, 0.5261142, 50.7119145, 2.5732789, 7.366437, 1.0115914, 12.9326683}
+local lt, now, maxid = 123456789, 1795363200000, 10000
+local node = "0x" .. string.rep("07", 128)
+local key = "link_type = %d AND id1 = %d AND id2 = %d"
+local cols = "id1, id2, link_type, visibility, data, time, version"
+local function link(id1, id2)
+  return string.format("INSERT INTO dbperf_lb.linktable (" .. cols .. ") VALUES (%d, %d, %d, 1, 0x0102030405060708, %d, 0) ON DUPLICATE KEY UPDATE id1 = id1", id1, id2, lt, now)
+end
+local function count(id1, new, upd)
+  return string.format("INSERT INTO dbperf_lb.counttable (id, link_type, count, time, version) VALUES (%d, %d, %d, %d, 0) ON DUPLICATE KEY UPDATE count = %s, version = version + 1, time = VALUES(time)", id1, lt, new, now, upd)
+end
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local r, op, cum = math.random() * 100, 10, 0
+  for i = 1, 10 do cum = cum + pct[i]; if r <= cum then op = i; break end end
+  local id1, id2 = math.random(1, maxid), math.random(1, maxid)
+  local k = string.format(key, lt, id1, id2)
+  if op == 1 then
+    con:query("BEGIN"); con:query(link(id1, id2)); con:query(count(id1, 1, "count + 1")); con:query("COMMIT")
+  elseif op == 2 then
+    con:query("BEGIN"); con:query("SELECT visibility FROM dbperf_lb.linktable WHERE " .. k .. " FOR UPDATE")
+    con:query("UPDATE dbperf_lb.linktable SET visibility = 0 WHERE " .. k)
+    con:query(count(id1, 0, "CASE WHEN count = 0 THEN 0 ELSE count - 1 END")); con:query("COMMIT")
+  elseif op == 3 then
+    con:query("BEGIN"); con:query(link(id1, id2)); con:query("SELECT visibility FROM dbperf_lb.linktable WHERE " .. k .. " FOR UPDATE")
+    con:query(string.format("UPDATE dbperf_lb.linktable SET visibility = 1, data = 0x0102030405060708, time = %d, version = 1 WHERE ", now) .. k)
+    con:query("COMMIT")
+  elseif op == 4 then
+    con:query(string.format("SELECT count FROM dbperf_lb.counttable WHERE id = %d AND link_type = %d", id1, lt))
+  elseif op == 5 then
+    con:query(string.format("SELECT " .. cols .. " FROM dbperf_lb.linktable WHERE id1 = %d AND link_type = %d AND id2 IN (%d)", id1, lt, id2))
+  elseif op == 6 then
+    con:query(string.format("SELECT " .. cols .. " FROM dbperf_lb.linktable FORCE INDEX (id1_type) WHERE id1 = %d AND link_type = %d AND time >= 0 AND time <= %d AND visibility = 1 ORDER BY time DESC, id2 DESC LIMIT 0, 10000", id1, lt, now))
+  elseif op == 7 then
+    con:query(string.format("INSERT INTO dbperf_lb.nodetable (id, type, version, time, data) VALUES (%d, 2048, 1, 1795363200, %s)", math.random(1000000000, 2000000000), node))
+  elseif op == 8 then
+    con:query(string.format("UPDATE dbperf_lb.nodetable SET version = 2, time = 1795363200, data = %s WHERE id = %d AND type = 2048", node, id1))
+  elseif op == 9 then
+    con:query(string.format("DELETE FROM dbperf_lb.nodetable WHERE id = %d AND type = 2048", id1))
+  else
+    con:query(string.format("SELECT id, type, version, time, data FROM dbperf_lb.nodetable WHERE id = %d", id1))
+  end
+end
+EOF2
+	echo "== MariaDB: loading LinkBench's tables (10,000 ids)"
+	"$dbperf" run linkbench --target "${CC_MY%/*}/dbperf_lb" --steps load --quiet --no-verify --seed 1 \
+		--out "$dir/runs/my-lb-load" >"$dir/my-lb-load.log" 2>&1
 	echo "== MariaDB: loading pi1 ($rows rows, 3 indexes) for the queries"
 	"$dbperf" run insert --target "$CC_MY" --clients 1 --rows "$rows" --steps l.i0,l.x,settle \
 		--settle-wait 5s --quiet --no-verify --drop --seed 1 --out "$dir/runs/my-load" >"$dir/my-load.log" 2>&1
