@@ -31,7 +31,8 @@
 #   CC_SECONDS  length of each measured run (default 15)
 #   CC_ROUNDS   rounds of each pair (default 3)
 #   CC_ROWS     rows loaded for the queries (default 200000)
-#   CC_INSERT_ROWS rows each dbperf l.i0 run inserts (default 1000000)
+#   CC_INSERT_ROWS the most rows each dbperf l.i0 run inserts (default 50000000); it ends after
+#               CC_SECONDS (--step-seconds), as long as the C client's run
 #   CC_L1_BASE  rows loaded before each dbperf l.i1 run (default 100000)
 #   CC_L1_ROWS  rows each dbperf l.i1 run inserts and deletes (default 300000)
 #   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
@@ -52,7 +53,7 @@ dir=${CC_DIR:-/tmp/client-cost}
 secs=${CC_SECONDS:-15}
 rounds=${CC_ROUNDS:-3}
 rows=${CC_ROWS:-200000}
-insrows=${CC_INSERT_ROWS:-1000000}
+insrows=${CC_INSERT_ROWS:-50000000}
 l1base=${CC_L1_BASE:-100000}
 l1rows=${CC_L1_ROWS:-300000}
 mkdir -p "$dir"
@@ -172,9 +173,9 @@ pg_round() {
 	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
 	timed "$c-insert" pgbench -n -M simple -c 1 -T "$secs" -D id=0 -f "$dir/pg-insert.sql" "$pgdb"
 	record pgbench insert "$r" "$(awk '/actually processed/ {print $NF}' "$c-insert")" "$secs" $(cat "$c-insert.time")
-	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
-		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --drop
+		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	fi
 	# l.i1: dbperf loads pi1 (l.i0, l.x) and runs l.i1; pgbench then inserts and deletes on that table
 	dbperf_step dbperf-pg l.i1 "$r" "$pgdb" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
@@ -315,9 +316,9 @@ my_round() {
 	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
 	n=$(sb "$c-insert" "$dir/my-insert.lua")
 	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
-	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
-		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --drop
+		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	fi
 	dbperf_step dbperf-maria l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM dbperf_ins.pi1')
@@ -431,7 +432,8 @@ end
 local function count(id1, new, upd)
   return string.format("INSERT INTO dbperf_lb.counttable (id, link_type, count, time, version) VALUES (%d, %d, %d, %d, 0) ON DUPLICATE KEY UPDATE count = %s, version = version + 1, time = VALUES(time)", id1, lt, new, now, upd)
 end
-function thread_init() con = sysbench.sql.driver():connect() end
+local nextid -- new nodes' ids, counting up from the start time: the rounds' never meet
+function thread_init() con = sysbench.sql.driver():connect(); nextid = os.time() * 100000 end
 function event()
   local r, op, cum = math.random() * 100, 10, 0
   for i = 1, 10 do cum = cum + pct[i]; if r <= cum then op = i; break end end
@@ -454,7 +456,8 @@ function event()
   elseif op == 6 then
     con:query(string.format("SELECT " .. cols .. " FROM dbperf_lb.linktable FORCE INDEX (id1_type) WHERE id1 = %d AND link_type = %d AND time >= 0 AND time <= %d AND visibility = 1 ORDER BY time DESC, id2 DESC LIMIT 0, 10000", id1, lt, now))
   elseif op == 7 then
-    con:query(string.format("INSERT INTO dbperf_lb.nodetable (id, type, version, time, data) VALUES (%d, 2048, 1, 1795363200, %s)", math.random(1000000000, 2000000000), node))
+    con:query(string.format("INSERT INTO dbperf_lb.nodetable (id, type, version, time, data) VALUES (%d, 2048, 1, 1795363200, %s)", nextid, node))
+    nextid = nextid + 1
   elseif op == 8 then
     con:query(string.format("UPDATE dbperf_lb.nodetable SET version = 2, time = 1795363200, data = %s WHERE id = %d AND type = 2048", node, id1))
   elseif op == 9 then
