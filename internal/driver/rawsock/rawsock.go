@@ -60,6 +60,63 @@ func Write(raw syscall.RawConn, b []byte) (int, error) {
 	return n, err
 }
 
+// WriteRead writes a request w and reads the start of its reply into r, saving the read that
+// would find nothing yet: Read after Write makes a read system call that returns EAGAIN for
+// every statement the server takes more than a few microseconds on, before the wait.
+//
+// It writes from inside raw.Read's callback. RawConn.Read clears the poller's readiness
+// notification before its first call of the callback, so the reply, which arrives after the
+// write, always raises a new one: the wait cannot miss it. (Writing first and then waiting
+// without a read could: a reply that arrives before RawConn.Read clears the notification would
+// leave the wait with none.)
+//
+// When the socket takes only part of w (nw < len(w), err nil, nothing read), the caller writes
+// the rest and reads as usual. Otherwise nr bytes of the reply are in r, or err says why not:
+// io.EOF if the peer closed the connection, syscall.EINTR if the read was interrupted (read
+// again).
+func WriteRead(raw syscall.RawConn, w, r []byte) (nw, nr int, err error) {
+	if len(w) == 0 || len(r) == 0 {
+		panic("rawsock.WriteRead: nothing to write or no room to read")
+	}
+	var errno syscall.Errno
+	wrote, partial := false, false
+	err = raw.Read(func(fd uintptr) bool {
+		if !wrote {
+			wrote = true
+			for {
+				n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w[0])), uintptr(len(w)))
+				switch {
+				case e == syscall.EINTR:
+					continue
+				case e == syscall.EAGAIN:
+					partial = true
+					return true
+				case e != 0:
+					errno = e
+					return true
+				}
+				nw = int(n)
+				partial = nw < len(w)
+				return partial // all written: wait for the reply
+			}
+		}
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r[0])), uintptr(len(r)))
+		nr, errno = int(n), e
+		return e != syscall.EAGAIN
+	})
+	switch {
+	case err != nil:
+		return nw, 0, err
+	case errno != 0:
+		return nw, 0, errno
+	case partial:
+		return nw, 0, nil
+	case nr == 0:
+		return nw, 0, io.EOF
+	}
+	return nw, nr, nil
+}
+
 // Conn is a TCP or Unix connection whose Read and Write are Read and Write above; everything
 // else (deadlines, Close, addresses, SyscallConn) is the connection's own.
 type Conn struct {

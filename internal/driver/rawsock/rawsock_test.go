@@ -98,3 +98,76 @@ func TestWrapPipe(t *testing.T) {
 		t.Fatal("Wrap changed a net.Pipe end")
 	}
 }
+
+// TestWriteRead: a request answered at once and one answered late both come back (the wait after
+// the write inside the read callback misses neither); a request larger than the socket buffers
+// returns partial for the caller to finish; a peer that closes gives io.EOF.
+func TestWriteRead(t *testing.T) {
+	if Off {
+		t.Skip("DBPERF_RAWSOCK=off: nothing is wrapped")
+	}
+	c, s := pair(t)
+	raw, err := c.(*Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	for _, delay := range []time.Duration{0, 0, 20 * time.Millisecond, 0} {
+		go func() {
+			req := make([]byte, 4)
+			if _, err := io.ReadFull(s, req); err != nil {
+				t.Errorf("server read: %v", err)
+				return
+			}
+			time.Sleep(delay)
+			s.Write(append([]byte("re:"), req...))
+		}()
+		got := []byte{}
+		nw, nr, err := WriteRead(raw, []byte("ping"), buf)
+		if nw != 4 || err != nil {
+			t.Fatalf("delay %v: wrote %d, err %v", delay, nw, err)
+		}
+		got = append(got, buf[:nr]...)
+		for len(got) < 7 { // the reply may come in pieces
+			n, err := c.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, buf[:n]...)
+		}
+		if string(got) != "re:ping" {
+			t.Fatalf("delay %v: reply %q", delay, got)
+		}
+	}
+
+	// 64 MiB with nobody reading: more than both ends' buffers can hold (tcp_rmem's and
+	// tcp_wmem's most are 32 and 4 MiB here), so one write cannot take it all.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<22)
+	nw, nr, err := WriteRead(raw, big, buf)
+	if err != nil || nw >= len(big) || nr != 0 {
+		t.Fatalf("64 MiB: wrote %d, read %d, err %v; want a partial write and nothing read", nw, nr, err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		got := make([]byte, len(big))
+		_, err := io.ReadFull(s, got)
+		if err == nil && !bytes.Equal(got, big) {
+			err = errors.New("the bytes differ")
+		}
+		read <- err
+	}()
+	if _, err := c.Write(big[nw:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err != nil {
+		t.Fatalf("the server's read of 64 MiB: %v", err)
+	}
+
+	go func() {
+		io.ReadFull(s, make([]byte, 3))
+		s.Close()
+	}()
+	if _, _, err := WriteRead(raw, []byte("bye"), buf); err != io.EOF {
+		t.Fatalf("peer closed: err %v, want io.EOF", err)
+	}
+}

@@ -179,7 +179,8 @@ func (w *myWire) exec(ctx context.Context, q []byte) (int64, error) {
 	return n, err
 }
 
-// write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write.
+// write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write, and
+// reads the start of the reply.
 func (w *myWire) write(q []byte) error {
 	b := w.wbuf[:0]
 	payload, first := len(q)+1, true
@@ -199,7 +200,10 @@ func (w *myWire) write(q []byte) error {
 		}
 	}
 	w.wbuf = b
-	if err := w.writeAll(b); err != nil {
+	if err := w.exchange(b); err != nil { // the reply's start is read too
+		if err == io.EOF {
+			err = errors.New("mywire: the server closed the connection")
+		}
 		return w.fail(w.ioErr(err))
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,10 +42,14 @@ type pgWire struct {
 
 	wbuf []byte
 
-	// ctx is the context whose cancellation shuts the socket down; stop unregisters that.
+	// ctx is the context whose cancellation shuts the socket down while a statement runs
+	// (busy); stop unregisters that. A cancellation while the socket is idle leaves it alone,
+	// so the connection outlives its context (the next acquire watches the new one).
 	ctx  context.Context
 	stop func() bool
-	err  error // the connection's fatal error: once set, every call returns it
+	gen  int64        // ctx's generation, counting from 1
+	busy atomic.Int64 // 0: idle; gen: a statement runs under ctx; -1: ctx's cancellation shut the socket down
+	err  error        // the connection's fatal error: once set, every call returns it
 
 	vals     [][]byte // the current row's column values, slices of rbuf
 	affected int64    // rows the last statement's CommandComplete reported
@@ -87,23 +92,44 @@ func (w *pgWire) acquire(ctx context.Context) error {
 		if w.stop != nil {
 			w.stop()
 		}
+		w.gen++
 		w.ctx, w.stop = ctx, nil
 		if ctx.Done() != nil {
-			fd := w.fd
-			w.stop = context.AfterFunc(ctx, func() { syscall.Shutdown(fd, syscall.SHUT_RDWR) })
+			fd, gen := w.fd, w.gen
+			w.stop = context.AfterFunc(ctx, func() {
+				if w.busy.CompareAndSwap(gen, -1) {
+					syscall.Shutdown(fd, syscall.SHUT_RDWR) // ends a read waiting for the reply
+				}
+			})
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w.owned {
-		return nil
+	if !w.owned {
+		if err := w.pg.SyncConn(ctx); err != nil {
+			return w.fail(err)
+		}
+		w.owned = true
 	}
-	if err := w.pg.SyncConn(ctx); err != nil {
-		return w.fail(err)
+	// busy before the context's second check: a cancellation from now on either shows there
+	// or shuts the socket down, never both and never neither.
+	w.busy.Store(w.gen)
+	if err := ctx.Err(); err != nil {
+		if w.busy.CompareAndSwap(w.gen, 0) {
+			return err
+		}
+		return w.fail(fmt.Errorf("%w (%v)", errWireShut, err))
 	}
-	w.owned = true
 	return nil
+}
+
+// end marks the reply read: a cancellation from now on leaves the socket alone. If one shut
+// it down meanwhile, the next statement returns that.
+func (w *pgWire) end() {
+	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
+		w.fail(errors.New("pgwire: the socket was shut down after the reply: the context was canceled"))
+	}
 }
 
 // release hands the socket back to pgconn.
@@ -123,6 +149,7 @@ func (w *pgWire) fail(err error) error {
 		w.err = err
 		w.pg.Conn().Close() // pgconn's next operation fails too
 	}
+	w.busy.Store(0)
 	return w.err
 }
 
@@ -177,8 +204,12 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 	}
 }
 
+// write sends b, a request, and reads the start of its reply.
 func (w *pgWire) write(b []byte) error {
-	if err := w.writeAll(b); err != nil {
+	if err := w.exchange(b); err != nil {
+		if err == io.EOF {
+			err = errors.New("pgwire: the server closed the connection")
+		}
 		return w.fail(w.ioErr(err))
 	}
 	return nil
@@ -261,7 +292,8 @@ func (w *pgWire) done() error {
 			return err
 		}
 		if typ == 'Z' {
-			return nil
+			w.end()
+			return w.err
 		}
 	}
 }

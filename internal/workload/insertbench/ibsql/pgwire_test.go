@@ -83,6 +83,29 @@ func TestPGWireErrors(t *testing.T) {
 	}
 }
 
+// TestPGWireOutlivesContext: a context canceled after its statement (as a step's is at its end,
+// or a benchmark's between runs) leaves the idle connection alone for the next context.
+func TestPGWireOutlivesContext(t *testing.T) {
+	ctx := context.Background()
+	st := openPostgresTest(t, "wire_o")
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := range 3 {
+		cctx, cancel := context.WithCancel(ctx)
+		if _, err := conn.PointQuery(cctx, "wire_o", []int64{1}, nil); err != nil {
+			t.Fatalf("query %d: %v", i, err)
+		}
+		cancel()
+		time.Sleep(50 * time.Millisecond) // the cancellation's callback has run (or, under load, not yet: then this checks less)
+	}
+	if _, err := conn.PointQuery(ctx, "wire_o", []int64{1}, nil); err != nil {
+		t.Fatalf("after three canceled contexts: %v", err)
+	}
+}
+
 // TestPGWireCancelWhileWaiting: a query waiting for its reply (blocked here by another session's
 // lock on the table) returns when its context is canceled, and the connection is not reused.
 func TestPGWireCancelWhileWaiting(t *testing.T) {
