@@ -15,7 +15,7 @@ import (
 )
 
 // MySQLSocket is a connection's own socket and what its handshake negotiated, for a client that
-// sends its hot statements itself (ibsql's mywire.go) while go-sql-driver/mysql, the
+// sends its hot statements itself (driver/wire's MySQL) while go-sql-driver/mysql, the
 // connection's owner, is idle. The driver has no API for either, so the target dials its
 // connections itself (Config.DialFunc) and reads the two handshake packets as they pass.
 type MySQLSocket struct {

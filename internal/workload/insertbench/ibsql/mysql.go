@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -165,20 +166,20 @@ func (m *myStore) explainKey(ctx context.Context, q string) (string, string, err
 // Connect implements insertbench.Store: a dedicated connection sending the reference's SQL text
 // (or, with --prepared, its own prepared statements for queries and deletes); inserts are
 // literal text, unprepared, either way. The text statements go on the connection's socket
-// (mywire.go) unless DBPERF_MYWIRE=sql.
+// (wire.MySQL) unless DBPERF_MYWIRE=sql.
 func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) {
 	c, err := m.t.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sc := &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: m.prepared, bounded: m.bounded}
-	if !myWireOff {
+	if !wire.MySQLOff {
 		sock, err := m.t.Socket(ctx, c)
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
-		sc.wire = newMyWire(sock)
+		sc.wire = wire.NewMySQL(sock)
 	}
 	return sc, nil
 }

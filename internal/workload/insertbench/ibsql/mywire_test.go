@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	wirepkg "github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/go-sql-driver/mysql"
 )
 
 // myConns returns two connections to st: one sending the text statements on the socket
-// (mywire.go), one through database/sql.
+// (wire.MySQL), one through database/sql.
 func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
 	t.Helper()
 	ctx := context.Background()
@@ -33,10 +34,10 @@ func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wire.wire = newMyWire(sock)
+		wire.wire = wirepkg.NewMySQL(sock)
 	}
 	if plain.wire != nil {
-		plain.wire.close()
+		plain.wire.Close()
 		plain.wire = nil
 	}
 	return wire, plain
@@ -178,7 +179,7 @@ func TestMyWireErrors(t *testing.T) {
 	}
 	// A statement with a second result (a multi-statement text is refused by the server
 	// without CLIENT_MULTI_STATEMENTS): its error, and the connection still in step.
-	if _, err := wire.wire.exec(ctx, []byte("DELETE FROM wire_err WHERE transactionid = 4; SELECT 1")); !errors.As(err, &myErr) || myErr.Number != 1064 {
+	if _, err := wire.wire.Exec(ctx, []byte("DELETE FROM wire_err WHERE transactionid = 4; SELECT 1")); !errors.As(err, &myErr) || myErr.Number != 1064 {
 		t.Fatalf("two statements: %v, want a syntax error (1064)", err)
 	}
 	if n, err := wire.DeleteOldest(ctx, "wire_err", 4, 5); err != nil || n != 1 {
@@ -221,7 +222,7 @@ func TestMyWireCancel(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	_, _, err := wire.wire.query(cctx, []byte("SELECT SLEEP(60)"))
+	_, _, err := wire.wire.Query(cctx, []byte("SELECT SLEEP(60)"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled while running: %v", err)
 	}
@@ -246,12 +247,12 @@ func TestMyWireLarge(t *testing.T) {
 	wire, plain := myConns(t, st)
 	for _, size := range []int{100 << 10, 17 << 20} {
 		q := []byte("SELECT REPEAT('ab', " + strconv.Itoa(size/2) + "), 1 UNION ALL SELECT 'c', 2")
-		rows, _, err := wire.wire.query(ctx, q)
+		rows, _, err := wire.wire.Query(ctx, q)
 		if err != nil || !rows {
 			t.Fatalf("%d bytes: %v (rows %v)", size, err, rows)
 		}
 		var got [][]byte
-		for v, ok, err := wire.wire.nextRow(); ; v, ok, err = wire.wire.nextRow() {
+		for v, ok, err := wire.wire.NextRow(); ; v, ok, err = wire.wire.NextRow() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,13 +270,13 @@ func TestMyWireLarge(t *testing.T) {
 		}
 		// The statement's text as large: sent in packets of 16 MiB.
 		long := "SELECT LENGTH('" + strings.Repeat("x", size) + "')"
-		if rows, _, err := wire.wire.query(ctx, []byte(long)); err != nil || !rows {
+		if rows, _, err := wire.wire.Query(ctx, []byte(long)); err != nil || !rows {
 			t.Fatalf("statement of %d bytes: %v", len(long), err)
 		}
-		v, ok, err := wire.wire.nextRow()
+		v, ok, err := wire.wire.NextRow()
 		if err != nil || !ok || string(v[0]) != strconv.Itoa(size) {
 			t.Fatalf("statement of %d bytes: %q, %v", len(long), v, err)
 		}
-		wire.wire.finish()
+		wire.wire.Finish()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -27,7 +28,7 @@ import (
 // through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in BenchmarkPostgresInsertL0;
 // medians of 3 interleaved runs.
 //
-// It reads and writes with raw system calls and waits through Go's network poller (rawsock.go).
+// It reads and writes with raw system calls and waits through Go's network poller (wire.Sock).
 // Tried and dropped: blocking reads on the socket, as libpq does; no better in the median and
 // far noisier (the runtime's sysmon retakes the blocked thread's P).
 //
@@ -35,7 +36,7 @@ import (
 // other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
 // with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn.
 type pgWire struct {
-	wireSock
+	wire.Sock
 	pg    *pgconn.PgConn
 	fd    int
 	owned bool // the socket is pgWire's: pgconn is idle with nothing buffered
@@ -51,7 +52,7 @@ type pgWire struct {
 	busy atomic.Int64 // 0: idle; gen: a statement runs under ctx; -1: ctx's cancellation shut the socket down
 	err  error        // the connection's fatal error: once set, every call returns it
 
-	vals     [][]byte // the current row's column values, slices of rbuf
+	vals     [][]byte // the current row's column values, slices of the read buffer
 	affected int64    // rows the last statement's CommandComplete reported
 }
 
@@ -75,7 +76,7 @@ func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &pgWire{wireSock: newWireSock(pg.Conn(), wirePoll), pg: pg, fd: -1}
+	w := &pgWire{Sock: wire.NewSock(pg.Conn(), wirePoll), pg: pg, fd: -1}
 	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func (w *pgWire) release() error {
 	if !w.owned || w.err != nil {
 		return w.err
 	}
-	if w.r != w.n {
+	if len(w.Buffered()) != 0 {
 		return w.fail(errors.New("pgwire: the server sent more than the replies asked for"))
 	}
 	w.owned = false
@@ -206,7 +207,7 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 
 // write sends b, a request, and reads the start of its reply.
 func (w *pgWire) write(b []byte) error {
-	if err := w.exchange(b); err != nil {
+	if err := w.Exchange(b); err != nil {
 		if err == io.EOF {
 			err = errors.New("pgwire: the server closed the connection")
 		}
@@ -227,22 +228,23 @@ func (w *pgWire) message() (byte, []byte, error) {
 	if err := w.fill(5); err != nil {
 		return 0, nil, err
 	}
-	typ := w.rbuf[w.r]
-	size := int(binary.BigEndian.Uint32(w.rbuf[w.r+1:]))
+	b := w.Buffered()
+	typ := b[0]
+	size := int(binary.BigEndian.Uint32(b[1:]))
 	if size < 4 || size > 1<<30 {
 		return 0, nil, w.fail(fmt.Errorf("pgwire: message %q of %d bytes: out of sync", typ, size))
 	}
 	if err := w.fill(1 + size); err != nil {
 		return 0, nil, err
 	}
-	body := w.rbuf[w.r+5 : w.r+1+size]
-	w.r += 1 + size
+	body := w.Buffered()[5 : 1+size]
+	w.Advance(1 + size)
 	return typ, body, nil
 }
 
 // fill reads until at least n unread bytes are buffered.
 func (w *pgWire) fill(n int) error {
-	if err := w.readAtLeast(n); err != nil {
+	if err := w.Fill(n); err != nil {
 		if err == io.EOF {
 			err = errors.New("pgwire: the server closed the connection")
 		}

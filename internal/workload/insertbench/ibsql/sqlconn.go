@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -57,9 +58,9 @@ type sqlConn struct {
 	// reference's text; bounded: deletes keep an upper bound (shared table).
 	prepared, bounded bool
 	raw               sql.RawBytes // a DATETIME's text (dialect.dateTimeText)
-	// wire sends the text statements on the connection's socket (MySQL, mywire.go); nil: all
+	// wire sends the text statements on the connection's socket (MySQL, wire.MySQL); nil: all
 	// through database/sql.
-	wire *myWire
+	wire *wire.MySQL
 }
 
 func (c *sqlConn) table(t string) *tableSQL {
@@ -91,7 +92,7 @@ func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
 		c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, true)
 		if c.wire != nil {
-			_, err := c.wire.exec(ctx, c.buf)
+			_, err := c.wire.Exec(ctx, c.buf)
 			return err
 		}
 		_, err := c.c.ExecContext(ctx, string(c.buf))
@@ -114,7 +115,7 @@ func (c *sqlConn) DeleteOldest(ctx context.Context, t string, from, to int64) (i
 	if !c.prepared {
 		c.buf = c.d.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
 		if c.wire != nil {
-			return c.wire.exec(ctx, c.buf)
+			return c.wire.Exec(ctx, c.buf)
 		}
 		res, err := c.c.ExecContext(ctx, string(c.buf))
 		if err != nil {
@@ -207,7 +208,7 @@ func (c *sqlConn) PointQuery(ctx context.Context, t string, ids []int64, out []i
 
 func (c *sqlConn) Close() error {
 	if c.wire != nil {
-		c.wire.close()
+		c.wire.Close()
 	}
 	for _, st := range c.stmts {
 		st.Close()
@@ -215,14 +216,14 @@ func (c *sqlConn) Close() error {
 	return c.c.Close()
 }
 
-// wireRange runs the range query in c.buf on the socket (mywire.go), its text values parsed in
+// wireRange runs the range query in c.buf on the socket (wire.MySQL), its text values parsed in
 // place.
 func (c *sqlConn) wireRange(ctx context.Context, t string, idx ib.Index, out []ib.IndexRow) ([]ib.IndexRow, error) {
 	if err := c.wireQuery(ctx); err != nil {
 		return out, err
 	}
 	text := idx == ib.PDC && c.d.dateTimeText
-	for v, ok, err := c.wire.nextRow(); ; v, ok, err = c.wire.nextRow() {
+	for v, ok, err := c.wire.NextRow(); ; v, ok, err = c.wire.NextRow() {
 		if !ok {
 			return out, err
 		}
@@ -233,11 +234,11 @@ func (c *sqlConn) wireRange(ctx context.Context, t string, idx ib.Index, out []i
 				r[1], err = sqldriver.ParseDateTime(v[1])
 				good = err == nil
 			} else {
-				r[i], good = atoi(v[i])
+				r[i], good = wire.Atoi(v[i])
 			}
 		}
 		if !good {
-			c.wire.finish()
+			c.wire.Finish()
 			return out, fmt.Errorf("range query on %s.%s: unexpected row %q", t, idx, v)
 		}
 		out = append(out, r)
@@ -250,17 +251,17 @@ func (c *sqlConn) wirePoint(ctx context.Context, t string, out []ib.PointRow) ([
 	if err := c.wireQuery(ctx); err != nil {
 		return out, err
 	}
-	for v, ok, err := c.wire.nextRow(); ; v, ok, err = c.wire.nextRow() {
+	for v, ok, err := c.wire.NextRow(); ; v, ok, err = c.wire.NextRow() {
 		if !ok {
 			return out, err
 		}
-		id, good := atoi(v[0])
+		id, good := wire.Atoi(v[0])
 		product, good2 := int64(0), false
 		if good && len(v) == 3 {
-			product, good2 = atoi(v[1])
+			product, good2 = wire.Atoi(v[1])
 		}
 		if !good2 || int64(int32(product)) != product {
-			c.wire.finish()
+			c.wire.Finish()
 			return out, fmt.Errorf("point query on %s: unexpected row %q", t, v)
 		}
 		var data []byte
@@ -281,7 +282,7 @@ func (c *sqlConn) wirePoint(ctx context.Context, t string, out []ib.PointRow) ([
 
 // wireQuery sends c.buf, a query with rows.
 func (c *sqlConn) wireQuery(ctx context.Context) error {
-	rows, _, err := c.wire.query(ctx, c.buf)
+	rows, _, err := c.wire.Query(ctx, c.buf)
 	if err == nil && !rows {
 		err = errors.New("mywire: the query returned no result set")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
@@ -54,7 +55,15 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 				if err != nil {
 					return nil, err
 				}
-				return newSQLConn(c, false), nil
+				if wire.MySQLOff {
+					return newSQLConn(c, false), nil
+				}
+				sock, err := t.Socket(ctx, c)
+				if err != nil {
+					c.Close()
+					return nil, err
+				}
+				return &myWireConn{c: c, w: wire.NewMySQL(sock)}, nil
 			}}, true
 	case *sqldriver.SQLite:
 		return &Store{d: sqlite, settle: t.Settle, open: func(ctx context.Context) (conn, error) {

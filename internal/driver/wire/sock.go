@@ -1,4 +1,12 @@
-package ibsql
+// Package wire holds dbperf's lean client paths: statements written on a driver's own socket
+// and their replies read into one reused buffer, beside the driver rather than through it, for
+// the statements a workload sends thousands of times a second (docs/performance.md, "dbperf
+// beside C clients"). The drivers (pgx, go-sql-driver/mysql) still connect, authenticate and
+// run everything else.
+//
+// MySQL is the text protocol's COM_QUERY (mysql.go); ibsql's pgwire.go is PostgreSQL's
+// extended protocol on Sock.
+package wire
 
 import (
 	"io"
@@ -8,23 +16,20 @@ import (
 	"github.com/dbperf/dbperf/internal/driver/rawsock"
 )
 
-// The lean wire paths (pgwire.go, and mywire.go for MySQL) read and write their socket with
-// rawsock's raw system calls; see that package for why.
-
-// wireSock is a lean path's socket: whole writes, and reads into one reused buffer whose
-// unread part is rbuf[r:n]. Its calls are rawsock.Read and Write, or nc's with raw nil (the
-// DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
-type wireSock struct {
+// Sock is a lean path's socket: whole writes, and reads into one reused buffer whose unread
+// part is rbuf[r:n]. Its calls are rawsock's raw system calls (see that package for why), or
+// nc's with raw nil (the DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
+type Sock struct {
 	nc   net.Conn
 	raw  syscall.RawConn
 	rbuf []byte
 	r, n int
 }
 
-// newWireSock reads and writes nc with raw system calls, or through the connection the target
+// NewSock reads and writes nc with raw system calls, or through the connection the target
 // dialed (without rawsock's wrapper) when poll is set or nc has no file descriptor.
-func newWireSock(nc net.Conn, poll bool) wireSock {
-	s := wireSock{nc: rawsock.Unwrap(nc), rbuf: make([]byte, 16<<10)}
+func NewSock(nc net.Conn, poll bool) Sock {
+	s := Sock{nc: rawsock.Unwrap(nc), rbuf: make([]byte, 16<<10)}
 	if sc, ok := nc.(syscall.Conn); ok && !poll {
 		s.raw, _ = sc.SyscallConn()
 	}
@@ -32,7 +37,7 @@ func newWireSock(nc net.Conn, poll bool) wireSock {
 }
 
 // writeAll writes all of b.
-func (s *wireSock) writeAll(b []byte) error {
+func (s *Sock) writeAll(b []byte) error {
 	for len(b) > 0 {
 		var n int
 		var err error
@@ -52,11 +57,11 @@ func (s *wireSock) writeAll(b []byte) error {
 	return nil
 }
 
-// exchange writes all of b, a request, and reads the first bytes of its reply. With raw system
+// Exchange writes all of b, a request, and reads the first bytes of its reply. With raw system
 // calls and nothing unread it writes inside the first read's wait (rawsock.WriteRead), which
 // saves a read system call that would find nothing: 1.5 µs of a 100-row INSERT's 30 µs of
 // client CPU on MariaDB (BenchmarkHotMariaDB/insert100, docs/performance.md).
-func (s *wireSock) exchange(b []byte) error {
+func (s *Sock) Exchange(b []byte) error {
 	if s.raw != nil && s.r == s.n {
 		s.r, s.n = 0, 0
 		nw, nr, err := rawsock.WriteRead(s.raw, b, s.rbuf)
@@ -64,7 +69,7 @@ func (s *wireSock) exchange(b []byte) error {
 		case nw < len(b) && err == nil: // the socket took only part: go on as usual
 			b = b[nw:]
 		case err == syscall.EINTR:
-			return s.readAtLeast(1)
+			return s.Fill(1)
 		default:
 			s.n = nr
 			return err
@@ -73,12 +78,12 @@ func (s *wireSock) exchange(b []byte) error {
 	if err := s.writeAll(b); err != nil {
 		return err
 	}
-	return s.readAtLeast(1)
+	return s.Fill(1)
 }
 
-// readAtLeast reads until at least n unread bytes are buffered; io.EOF if the peer closed the
+// Fill reads until at least n unread bytes are buffered; io.EOF if the peer closed the
 // connection first.
-func (s *wireSock) readAtLeast(n int) error {
+func (s *Sock) Fill(n int) error {
 	if s.n-s.r >= n {
 		return nil
 	}
@@ -108,3 +113,9 @@ func (s *wireSock) readAtLeast(n int) error {
 	}
 	return nil
 }
+
+// Buffered is the unread part of the buffer, valid until the next read.
+func (s *Sock) Buffered() []byte { return s.rbuf[s.r:s.n] }
+
+// Advance marks n bytes of Buffered read.
+func (s *Sock) Advance(n int) { s.r += n }

@@ -1,4 +1,4 @@
-package ibsql
+package wire
 
 import (
 	"context"
@@ -13,16 +13,17 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// myWire sends the default statements of the q steps and of l.i0 (range and point queries, the
-// delete, the literal INSERT) as COM_QUERY packets on a go-sql-driver/mysql connection's own
+// MySQL sends text statements as COM_QUERY packets on a go-sql-driver/mysql connection's own
 // socket and reads the text result set into one reused buffer, beside database/sql rather than
-// through it.
+// through it: the Insert Benchmark's q-step queries, deletes and literal INSERTs (ibsql), and
+// LinkBench's statements with their arguments written into the text (lbsql), as the
+// reference's JDBC code sends them.
 //
 // Why (measured, docs/performance.md): through database/sql each statement with a cancelable
 // context, as the runner's workers have, costs a goroutine of database/sql's (Rows.awaitDone)
 // and a hand-off to the driver's watcher goroutine (watchCancel), each a futex wake-up on
 // another thread, plus per-row Scan conversions and allocations: 16-22 µs of user time per
-// query against 4-5 here. myWire writes each statement with one write, reads the reply into
+// query against 4-5 here. MySQL writes each statement with one write, reads the reply into
 // one buffer, and watches the context with one context.AfterFunc per context, not per
 // statement.
 //
@@ -32,15 +33,16 @@ import (
 // process was idle wakes sysmon (entersyscallWakeSysmon, 15% of a profile; strace: 0.16 futex
 // and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
 // benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
-// µs, myWire through net.Conn (DBPERF_MYWIRE=poll) 37.8, raw 16.4; per 100-row INSERT 93.0,
+// µs, through net.Conn (DBPERF_MYWIRE=poll) 37.8, raw 16.4; per 100-row INSERT 93.0,
 // 71.6, 48.7.
 //
 // go-sql-driver stays the connection's owner: it connects, authenticates, and runs every other
-// statement. myWire uses the socket only between the driver's operations (sqlConn runs both on
-// one goroutine and reads every reply to its end), so the driver finds the connection as it
-// left it. DBPERF_MYWIRE=sql sends the statements through database/sql again, for A/B runs.
-type myWire struct {
-	wireSock
+// statement. MySQL uses the socket only between the driver's operations (the caller runs both
+// on one goroutine and reads every reply to its end), so the driver finds the connection as it
+// left it. DBPERF_MYWIRE=sql (MySQLOff) sends the statements through database/sql again, for
+// A/B runs.
+type MySQL struct {
+	Sock
 	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
 	cacheMeta    bool // MariaDB's cache-metadata flag: a byte after the column count
 
@@ -63,9 +65,9 @@ type myWire struct {
 	vals   [][]byte // the current row's values (nil: NULL), slices of rbuf
 }
 
-// myWireOff sends the statements through database/sql (DBPERF_MYWIRE=sql), to measure the
-// difference end to end (scripts/client-cost.sh); DBPERF_MYWIRE=poll: see myWirePoll.
-var myWireOff = os.Getenv("DBPERF_MYWIRE") == "sql"
+// MySQLOff sends the statements through database/sql (DBPERF_MYWIRE=sql), to measure the
+// difference end to end (scripts/client-cost.sh); DBPERF_MYWIRE=poll: see mysqlPoll.
+var MySQLOff = os.Getenv("DBPERF_MYWIRE") == "sql"
 
 // MySQL protocol constants (https://mariadb.com/kb/en/clientserver-protocol/).
 const (
@@ -74,20 +76,20 @@ const (
 	serverMoreResults = 0x0008
 )
 
-func newMyWire(s *sqldriver.MySQLSocket) *myWire {
-	return &myWire{
-		wireSock:     newWireSock(s.Conn, myWirePoll),
+func NewMySQL(s *sqldriver.MySQLSocket) *MySQL {
+	return &MySQL{
+		Sock:         NewSock(s.Conn, mysqlPoll),
 		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
 		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
 	}
 }
 
-// myWirePoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
+// mysqlPoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
 // measure what the raw calls save.
-var myWirePoll = os.Getenv("DBPERF_MYWIRE") == "poll"
+var mysqlPoll = os.Getenv("DBPERF_MYWIRE") == "poll"
 
 // begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
-func (w *myWire) begin(ctx context.Context) error {
+func (w *MySQL) begin(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -127,13 +129,13 @@ func (w *myWire) begin(ctx context.Context) error {
 
 // end marks the reply read: a cancellation from now on leaves the socket alone. If one closed
 // the socket meanwhile, the next statement returns that.
-func (w *myWire) end() {
+func (w *MySQL) end() {
 	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
 		w.fail(w.ioErr(errors.New("closed after the reply")))
 	}
 }
 
-func (w *myWire) fail(err error) error {
+func (w *MySQL) fail(err error) error {
 	if w.err == nil {
 		w.err = err
 		w.nc.Close() // the driver's next operation fails too
@@ -143,16 +145,16 @@ func (w *myWire) fail(err error) error {
 	return w.err
 }
 
-// close stops watching the last context.
-func (w *myWire) close() {
+// Close stops watching the last context (the connection is the driver's to close).
+func (w *MySQL) Close() {
 	if w.stop != nil {
 		w.stop()
 	}
 }
 
-// query sends q as COM_QUERY and reads the reply's first result: rows then come from nextRow;
+// Query sends q as COM_QUERY and reads the reply's first result: rows then come from NextRow;
 // without rows, its affected rows are returned.
-func (w *myWire) query(ctx context.Context, q []byte) (rows bool, affected int64, err error) {
+func (w *MySQL) Query(ctx context.Context, q []byte) (rows bool, affected int64, err error) {
 	if err := w.begin(ctx); err != nil {
 		return false, 0, err
 	}
@@ -169,11 +171,11 @@ func (w *myWire) query(ctx context.Context, q []byte) (rows bool, affected int64
 	return rows, affected, err
 }
 
-// exec runs q, a statement without rows, and returns its affected rows.
-func (w *myWire) exec(ctx context.Context, q []byte) (int64, error) {
-	rows, n, err := w.query(ctx, q)
+// Exec runs q, a statement without rows, and returns its affected rows.
+func (w *MySQL) Exec(ctx context.Context, q []byte) (int64, error) {
+	rows, n, err := w.Query(ctx, q)
 	if rows {
-		w.finish()
+		w.Finish()
 		return 0, w.fail(errors.New("mywire: a statement without rows returned rows"))
 	}
 	return n, err
@@ -181,7 +183,7 @@ func (w *myWire) exec(ctx context.Context, q []byte) (int64, error) {
 
 // write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write, and
 // reads the start of the reply.
-func (w *myWire) write(q []byte) error {
+func (w *MySQL) write(q []byte) error {
 	b := w.wbuf[:0]
 	payload, first := len(q)+1, true
 	for {
@@ -200,7 +202,7 @@ func (w *myWire) write(q []byte) error {
 		}
 	}
 	w.wbuf = b
-	if err := w.exchange(b); err != nil { // the reply's start is read too
+	if err := w.Exchange(b); err != nil { // the reply's start is read too
 		if err == io.EOF {
 			err = errors.New("mywire: the server closed the connection")
 		}
@@ -209,7 +211,7 @@ func (w *myWire) write(q []byte) error {
 	return nil
 }
 
-func (w *myWire) ioErr(err error) error {
+func (w *MySQL) ioErr(err error) error {
 	if w.ctx != nil && w.ctx.Err() != nil {
 		return fmt.Errorf("mywire: %w (the connection was closed: %v)", w.ctx.Err(), err)
 	}
@@ -218,7 +220,7 @@ func (w *myWire) ioErr(err error) error {
 
 // packet reads the next packet's payload, joining the packets of one of 16 MiB or more; it is
 // valid until the next read.
-func (w *myWire) packet() ([]byte, error) {
+func (w *MySQL) packet() ([]byte, error) {
 	p, err := w.onePacket()
 	if err != nil || len(p) < maxPayload {
 		return p, err
@@ -233,7 +235,7 @@ func (w *myWire) packet() ([]byte, error) {
 	return w.big, nil
 }
 
-func (w *myWire) onePacket() ([]byte, error) {
+func (w *MySQL) onePacket() ([]byte, error) {
 	if err := w.fill(4); err != nil {
 		return nil, err
 	}
@@ -252,8 +254,8 @@ func (w *myWire) onePacket() ([]byte, error) {
 }
 
 // fill reads until at least n unread bytes are buffered.
-func (w *myWire) fill(n int) error {
-	if err := w.readAtLeast(n); err != nil {
+func (w *MySQL) fill(n int) error {
+	if err := w.Fill(n); err != nil {
 		if err == io.EOF {
 			err = errors.New("mywire: the server closed the connection")
 		}
@@ -264,7 +266,7 @@ func (w *myWire) fill(n int) error {
 
 // result reads the header of the next result: OK (no rows; its affected rows), ERR (the
 // statement's error, the reply's end), or a result set's columns, whose rows follow.
-func (w *myWire) result() (rows bool, affected int64, err error) {
+func (w *MySQL) result() (rows bool, affected int64, err error) {
 	p, err := w.packet()
 	if err != nil {
 		return false, 0, err
@@ -304,9 +306,9 @@ func (w *myWire) result() (rows bool, affected int64, err error) {
 	return true, 0, nil
 }
 
-// nextRow returns the current result set's next row, or false at its end; err is then the
+// NextRow returns the current result set's next row, or false at its end; err is then the
 // statement's error, if any. The values are valid until the next call.
-func (w *myWire) nextRow() (vals [][]byte, ok bool, err error) {
+func (w *MySQL) NextRow() (vals [][]byte, ok bool, err error) {
 	if !w.inRows {
 		return nil, false, w.err
 	}
@@ -350,15 +352,15 @@ func (w *myWire) nextRow() (vals [][]byte, ok bool, err error) {
 	return vals, true, nil
 }
 
-// finish reads the rest of the current result set, after a caller stopped reading its rows.
-func (w *myWire) finish() {
-	for _, ok, _ := w.nextRow(); ok; _, ok, _ = w.nextRow() {
+// Finish reads the rest of the current result set, after a caller stopped reading its rows.
+func (w *MySQL) Finish() {
+	for _, ok, _ := w.NextRow(); ok; _, ok, _ = w.NextRow() {
 	}
 }
 
 // drain reads the results that follow the first (SERVER_MORE_RESULTS_EXISTS), which the Insert
 // Benchmark's statements do not have; the first error among them is returned.
-func (w *myWire) drain() error {
+func (w *MySQL) drain() error {
 	var first error
 	for w.more {
 		w.more = false
@@ -367,7 +369,7 @@ func (w *myWire) drain() error {
 			first = err
 		}
 		for ok := rows; ok; {
-			if _, ok, err = w.nextRow(); err != nil && first == nil {
+			if _, ok, err = w.NextRow(); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -380,7 +382,7 @@ func (w *myWire) drain() error {
 
 // okPacket reads an OK packet (or the OK that ends rows): affected rows, last insert id,
 // status flags, warnings.
-func (w *myWire) okPacket(p []byte) (int64, error) {
+func (w *MySQL) okPacket(p []byte) (int64, error) {
 	affected, k, ok := lenenc(p[1:])
 	if !ok {
 		return 0, w.fail(errors.New("mywire: short OK packet"))
@@ -394,7 +396,7 @@ func (w *myWire) okPacket(p []byte) (int64, error) {
 
 // errPacket turns an ERR packet into the driver's error type, so that callers (and errors.As)
 // see the same error as through database/sql: number, SQL state, message.
-func (w *myWire) errPacket(p []byte) error {
+func (w *MySQL) errPacket(p []byte) error {
 	if len(p) < 3 {
 		return w.fail(errors.New("mywire: short ERR packet"))
 	}
@@ -436,8 +438,8 @@ func lenenc(p []byte) (uint64, int, bool) {
 	return uint64(p[0]), 1, true
 }
 
-// atoi reads a text column as an integer, without allocating.
-func atoi(b []byte) (int64, bool) {
+// Atoi reads a text column as an integer, without allocating.
+func Atoi(b []byte) (int64, bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
 		b = b[1:]
