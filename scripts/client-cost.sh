@@ -497,3 +497,23 @@ function med(a, k, m,   i, j, t, v) {
 	lo = v[1]; hi = v[m]
 	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 }' "$results" | sort -k2,2 -k1,1 | column -t -s $'\t' -N side,op,cpu_us,user_us,sys_us,cpu_range,ops_per_s
+
+# ratios: dbperf / the C client, each round's own ratio (both sides ran in that round), their
+# median and range; the l.i1 pair also against two C processes in the reference's shape (l.i1x2)
+echo
+echo "== dbperf / C client, client CPU per operation: median of the rounds' ratios (range)"
+python3 - "$results" <<'EOF2'
+import collections, statistics, sys
+cpu = collections.defaultdict(dict)  # (side, op) -> round -> µs per op
+for line in open(sys.argv[1]):
+    side, op, r, ops, secs, user, system = line.rstrip("\n").split("\t")
+    cpu[side, op][r] = (float(user) + float(system)) / int(ops) * 1e6
+for c, prefix in (("pgbench", "dbperf-pg"), ("sysbench", "dbperf-maria")):
+    for dside in sorted({s for s, _ in cpu if s.startswith(prefix)}):
+        for dop in sorted(o for s, o in cpu if s == dside):
+            for cop in (dop, "l.i1x2") if dop == "l.i1" else (dop,):
+                rounds = sorted(set(cpu[c, cop]) & set(cpu[dside, dop])) if (c, cop) in cpu else []
+                if rounds:
+                    x = [cpu[dside, dop][r] / cpu[c, cop][r] for r in rounds]
+                    print(f"{dside:22} {dop:9} vs {c} {cop:9} {statistics.median(x):.2f}x ({min(x):.2f}-{max(x):.2f})")
+EOF2
