@@ -100,8 +100,7 @@ type Step struct {
 	// (topVSZ) where the DBMS has several (PostgreSQL), else the largest RSS of its one process.
 	refRSS, topVSZ float64
 	errs           int
-	rows           int  // host.csv rows written
-	slowWalk       bool // the last walk of the data directory took more than 5 ms
+	nextWalk       time.Time // when the data directory may be walked again (walkBudget)
 }
 
 // Begin prepares monitoring a step into w's host.csv and dbms.csv, whose rows take their t_sec
@@ -307,21 +306,25 @@ func (m *Monitor) clientBound(cores, hostBusyPct float64, lag runner.Lag) (bool,
 	return false, fmt.Sprintf("a busy host, not the client: %s while dbperf used only %.2f cores and the host's CPU was %.0f%% busy", late, cores, hostBusyPct)
 }
 
-// diskMB is the data directory's size now, in MB, or empty when it is not known. Walking a
-// directory of thousands of files takes milliseconds (3.2 ms for a 2,575-file PostgreSQL data
-// directory here): when a walk took more than 5 ms, only every 10th interval walks again, so
-// that the monitor stays well under 1% of a core.
+// walkBudget is the share of a core the walks of the data directory may take: after a walk that
+// took d, the next waits d / walkBudget. Walking a 2,575-file PostgreSQL data directory takes
+// 3.2 ms here, so it is walked every 4th second; a small directory every second. Walking each
+// second cost about 2 µs per l.i1 INSERT+DELETE pair at 1,600 pairs a second (docs/performance.md),
+// which the C clients it is compared with do not pay.
+const walkBudget = 0.001
+
+// diskMB is the data directory's size now, in MB, or empty when it is not known or not walked
+// this interval (walkBudget).
 func (s *Step) diskMB() string {
 	if s.m.dataDir == "" {
 		return ""
 	}
-	s.rows++
-	if s.slowWalk && s.rows%10 != 1 {
+	t0 := time.Now()
+	if t0.Before(s.nextWalk) {
 		return ""
 	}
-	t0 := time.Now()
 	b, err := dirSize(s.m.dataDir)
-	s.slowWalk = time.Since(t0) > 5*time.Millisecond
+	s.nextWalk = t0.Add(time.Duration(float64(time.Since(t0)) / walkBudget))
 	return opt(err == nil, float64(b)/(1<<20))
 }
 

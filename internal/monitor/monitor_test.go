@@ -3,6 +3,7 @@ package monitor
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +240,30 @@ func BenchmarkDirSize(b *testing.B) {
 		if _, err := dirSize(dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDiskWalkBudget: a walk of the data directory gives its size and puts the next one off by
+// its cost over walkBudget; an interval before then leaves the cell empty without walking.
+func TestDiskWalkBudget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), make([]byte, 3<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Step{m: &Monitor{dataDir: dir}}
+	before := time.Now()
+	if got := s.diskMB(); got != "3" {
+		t.Fatalf("first interval: db_disk_mb %q, want 3", got)
+	}
+	if !s.nextWalk.After(before) {
+		t.Fatalf("after a walk the next is not put off: %v, walk began after %v", s.nextWalk, before)
+	}
+	s.nextWalk = time.Now().Add(time.Hour)
+	if got := s.diskMB(); got != "" {
+		t.Fatalf("an interval within the budget's wait: %q, want empty", got)
+	}
+	s.nextWalk = time.Time{}
+	if got := s.diskMB(); got != "3" {
+		t.Fatalf("after the wait: %q, want 3", got)
 	}
 }
