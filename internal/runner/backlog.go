@@ -18,7 +18,10 @@ type Backlog struct {
 	claimed   int64
 	marks     []mark // produced totals and when they were reached, oldest first
 	producers int
-	changed   chan struct{} // closed and replaced on every change, to wake waiters
+	// changed is closed on the next change, to wake the goroutines waiting on it; nil while
+	// none waits, so that a change nobody waits for costs no channel (l.i1's inserter adds a
+	// batch while its deleter is mostly busy deleting).
+	changed chan struct{}
 }
 
 type mark struct {
@@ -34,12 +37,22 @@ type Claim struct {
 
 // NewBacklog returns a backlog fed by the given number of producers.
 func NewBacklog(producers int) *Backlog {
-	return &Backlog{producers: producers, changed: make(chan struct{})}
+	return &Backlog{producers: producers}
 }
 
 func (b *Backlog) notify() {
-	close(b.changed)
-	b.changed = make(chan struct{})
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
+}
+
+// waitCh is the channel the next change closes; b.mu is held.
+func (b *Backlog) waitCh() chan struct{} {
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
 }
 
 // Add records n units produced now.
@@ -90,7 +103,7 @@ func (b *Backlog) Take(ctx context.Context, n int64) (Claim, bool) {
 			b.mu.Unlock()
 			return Claim{}, false
 		}
-		ch := b.changed
+		ch := b.waitCh()
 		b.mu.Unlock()
 		select {
 		case <-ch:
@@ -105,12 +118,12 @@ func (b *Backlog) Take(ctx context.Context, n int64) (Claim, bool) {
 func (b *Backlog) WaitBelow(ctx context.Context, limit int64) bool {
 	for {
 		b.mu.Lock()
-		pending := b.produced - b.claimed
-		ch := b.changed
-		b.mu.Unlock()
-		if pending < limit {
+		if b.produced-b.claimed < limit {
+			b.mu.Unlock()
 			return true
 		}
+		ch := b.waitCh()
+		b.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
