@@ -4,8 +4,8 @@
 // beside C clients"). The drivers (pgx, go-sql-driver/mysql) still connect, authenticate and
 // run everything else.
 //
-// MySQL is the text protocol's COM_QUERY (mysql.go); ibsql's pgwire.go is PostgreSQL's
-// extended protocol on Sock.
+// MySQL is the text protocol's COM_QUERY (mysql.go); Postgres the extended protocol's prepared
+// statements and the simple protocol (postgres.go); both on Sock.
 package wire
 
 import (

@@ -33,7 +33,7 @@ func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
 
 // BenchmarkPostgresInsertL0 inserts b.N rows in l.i0's 100-row statements into a table with only
 // its primary key: the client side of l.i0 (row generation, statement building, the round trip).
-// "literal" is what dbperf does (the reference's literal multi-row INSERT, over pgwire.go's
+// "literal" is what dbperf does (the reference's literal multi-row INSERT, over wire.Postgres's
 // socket path); "literal-pgconn" sends it through pgconn; "bound" binds the 700 parameters
 // through pgx instead, for comparison.
 func BenchmarkPostgresInsertL0(b *testing.B) {
@@ -115,7 +115,7 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	// "wire" is what dbperf does (pgwire.go); "pgconn" runs the same prepared statement through
+	// "wire" is what dbperf does (wire.Postgres); "pgconn" runs the same prepared statement through
 	// pgconn; "pgx.Rows" scans it through pgx's rows API.
 	for _, mode := range []string{"wire", "pgconn", "pgx.Rows"} {
 		b.Run(mode, func(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -45,8 +46,8 @@ func openPostgresTest(t *testing.T, table string) ib.Store {
 	return st
 }
 
-// TestPGWireErrors checks that a statement failing on pgWire's path returns the server's error
-// and leaves the connection usable, on pgWire's path and on pgconn's after it.
+// TestPGWireErrors checks that a statement failing on the wire.Postgres path returns the server's error
+// and leaves the connection usable, on the wire.Postgres path and on pgconn's after it.
 func TestPGWireErrors(t *testing.T) {
 	ctx := context.Background()
 	st := openPostgresTest(t, "wire_t")
@@ -152,21 +153,13 @@ func TestPGWireCancelWhileWaiting(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, errWireShut) {
-			t.Errorf("canceled while waiting: %v, want %v", err, errWireShut)
+		if !errors.Is(err, wire.ErrShut) {
+			t.Errorf("canceled while waiting: %v, want %v", err, wire.ErrShut)
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the query did not return within a minute of its context's cancellation")
 	}
 	if _, err := conn.PointQuery(ctx, "wire_c", []int64{1}, nil); err == nil {
 		t.Error("the connection was used again after its socket was shut down")
-	}
-}
-
-func TestCommandRows(t *testing.T) {
-	for tag, want := range map[string]int64{"DELETE 50\x00": 50, "INSERT 0 100\x00": 100, "UPDATE 0": 0, "BEGIN\x00": 0, "": 0} {
-		if got := commandRows([]byte(tag)); got != want {
-			t.Errorf("commandRows(%q) = %d, want %d", tag, got, want)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -123,8 +124,8 @@ func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
 		return nil, err
 	}
 	pc := &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
-		preparedDelete: p.prepared, bounded: p.bounded, noWire: wireOff}
-	if pc.wire, err = newPGWire(c.PgConn()); err != nil {
+		preparedDelete: p.prepared, bounded: p.bounded, noWire: wire.PostgresOff}
+	if pc.wire, err = wire.NewPostgres(c.PgConn()); err != nil {
 		c.Close(context.Background())
 		return nil, err
 	}
@@ -143,9 +144,9 @@ type pgConn struct {
 	// preparedDelete: deletes prepared (--prepared) rather than the reference's text; bounded:
 	// deletes keep an upper bound (shared table).
 	preparedDelete, bounded bool
-	// wire runs the queries on the socket directly (pgwire.go); with noWire (benchmarks) they
+	// wire runs the queries on the socket directly (wire.Postgres); with noWire (benchmarks) they
 	// go through pgconn instead.
-	wire   *pgWire
+	wire   *wire.Postgres
 	noWire bool
 	rr     *pgconn.ResultReader // the running statement's reply (noWire)
 	rerr   error                // the running statement's error (wire), once rend
@@ -154,7 +155,7 @@ type pgConn struct {
 
 // pgx returns the pgx connection for a statement through pgx, with the socket handed back.
 func (c *pgConn) pgx() (*pgx.Conn, error) {
-	return c.c, c.wire.release()
+	return c.c, c.wire.Release()
 }
 
 func (c *pgConn) table(t string) *tableSQL {
@@ -167,7 +168,7 @@ func (c *pgConn) table(t string) *tableSQL {
 }
 
 // Insert sends one multi-row INSERT with literal values over the simple query protocol
-// (pgWire: one write, one blocking wait for the reply).
+// (wire.Postgres: one write, one wait for the reply).
 func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	if len(rows) == 0 {
 		return nil
@@ -175,7 +176,7 @@ func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
 	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
 	if !c.noWire {
-		return c.wire.execSimple(ctx, c.buf)
+		return c.wire.ExecSimple(ctx, c.buf)
 	}
 	pc, err := c.pgx()
 	if err != nil {
@@ -189,8 +190,8 @@ func (c *pgConn) DeleteOldest(ctx context.Context, t string, from, to int64) (in
 	if !c.preparedDelete { // no arguments: the simple protocol, as psycopg2 does
 		c.buf = postgres.deleteOldestText(c.buf[:0], t, from, to-from, c.bounded)
 		if !c.noWire {
-			err := c.wire.execSimple(ctx, c.buf)
-			return c.wire.affected, err
+			err := c.wire.ExecSimple(ctx, c.buf)
+			return c.wire.Affected(), err
 		}
 	}
 	pc, err := c.pgx()
@@ -298,7 +299,7 @@ func (c *pgConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib
 }
 
 // start runs the prepared statement name with text parameters and binary results: on the
-// socket directly (pgWire), or through pgconn when the benchmarks compare the two. Its rows come
+// socket directly (wire.Postgres), or through pgconn when the benchmarks compare the two. Its rows come
 // from next; finish reads the rest of the reply and returns the statement's error.
 func (c *pgConn) start(ctx context.Context, name string, params [][]byte) error {
 	if c.noWire {
@@ -310,7 +311,7 @@ func (c *pgConn) start(ctx context.Context, name string, params [][]byte) error 
 		return nil
 	}
 	c.rerr, c.rend = nil, false
-	return c.wire.execPrepared(ctx, name, params)
+	return c.wire.ExecPrepared(ctx, name, params)
 }
 
 func (c *pgConn) next() ([][]byte, bool) {
@@ -323,7 +324,7 @@ func (c *pgConn) next() ([][]byte, bool) {
 	if c.rend {
 		return nil, false
 	}
-	v, ok, err := c.wire.nextRow()
+	v, ok, err := c.wire.NextRow()
 	if !ok {
 		c.rerr, c.rend = err, true
 	}
@@ -342,7 +343,7 @@ func (c *pgConn) finish() error {
 }
 
 func (c *pgConn) Close() error {
-	c.wire.close()
-	c.wire.release()
+	c.wire.Close()
+	c.wire.Release()
 	return c.c.Close(context.Background())
 }

@@ -41,3 +41,11 @@ func TestAtoi(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandRows(t *testing.T) {
+	for tag, want := range map[string]int64{"DELETE 50\x00": 50, "INSERT 0 100\x00": 100, "UPDATE 0": 0, "BEGIN\x00": 0, "": 0} {
+		if got := commandRows([]byte(tag)); got != want {
+			t.Errorf("commandRows(%q) = %d, want %d", tag, got, want)
+		}
+	}
+}

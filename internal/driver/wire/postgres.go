@@ -1,4 +1,4 @@
-package ibsql
+package wire
 
 import (
 	"bytes"
@@ -12,34 +12,36 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/dbperf/dbperf/internal/driver/wire"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// pgWire runs the q steps' prepared statements (Bind, Execute, Sync) and l.i0's literal INSERT
-// over a pgx connection's own socket, beside pgconn rather than through it.
+// Postgres runs prepared statements (Bind, Execute, Sync; text parameters, binary results) and
+// simple-protocol statements over a pgx connection's own socket, beside pgconn rather than
+// through it: the Insert Benchmark's q-step queries and literal INSERTs (ibsql) and LinkBench's
+// statements (lbsql).
 //
 // Why (measured, docs/performance.md): pgconn arms a 15 ms watchdog timer before every write
 // (enterPotentialWriteReadDeadlock); time.Timer.Reset wakes the runtime's network poller on
 // another thread, about 10% of dbperf's CPU in a qr100 profile. pgconn also keeps a per-op
-// context watcher and result reader. pgWire writes each statement with one write and reads the
-// reply into one reused buffer: 19% less client CPU per range query and 8% per point query than
-// through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in BenchmarkPostgresInsertL0;
-// medians of 3 interleaved runs.
+// context watcher and result reader. Postgres writes each statement with one write and reads
+// the reply into one reused buffer: 19% less client CPU per range query and 8% per point query
+// than through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in
+// BenchmarkPostgresInsertL0; medians of 3 interleaved runs.
 //
-// It reads and writes with raw system calls and waits through Go's network poller (wire.Sock).
+// It reads and writes with raw system calls and waits through Go's network poller (Sock).
 // Tried and dropped: blocking reads on the socket, as libpq does; no better in the median and
 // far noisier (the runtime's sysmon retakes the blocked thread's P).
 //
 // pgconn stays the connection's owner: it connects, authenticates, prepares, and runs every
-// other statement. pgWire uses the socket only between pgconn's operations, when pgconn is idle
-// with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn.
-type pgWire struct {
-	wire.Sock
+// other statement. Postgres uses the socket only between pgconn's operations, when pgconn is
+// idle with nothing buffered (PgConn.SyncConn), as pgconn documents for direct use of Conn;
+// Release hands it back.
+type Postgres struct {
+	Sock
 	pg    *pgconn.PgConn
 	fd    int
-	owned bool // the socket is pgWire's: pgconn is idle with nothing buffered
+	owned bool // the socket is ours: pgconn is idle with nothing buffered
 
 	wbuf []byte
 
@@ -57,17 +59,22 @@ type pgWire struct {
 }
 
 // DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
-// "pgconn" sends the statements through pgconn as before pgWire; "poll" makes pgWire read and
-// write through net.Conn (the scheduler's system-call entry) instead of raw system calls.
+// "pgconn" (PostgresOff) makes the callers send their statements through pgx as before this
+// path; "poll" makes it read and write through net.Conn (the scheduler's system-call entry)
+// instead of raw system calls.
 var (
-	wireOff  = os.Getenv("DBPERF_PGWIRE") == "pgconn"
-	wirePoll = os.Getenv("DBPERF_PGWIRE") == "poll"
+	PostgresOff  = os.Getenv("DBPERF_PGWIRE") == "pgconn"
+	PostgresPoll = os.Getenv("DBPERF_PGWIRE") == "poll"
 )
 
-// errWireShut is what a read returns after the socket was shut down by a canceled context.
-var errWireShut = errors.New("connection shut down: the operation's context was canceled")
+// Affected is the row count of the last statement's CommandComplete, once NextRow returned
+// false (ExecSimple reads it itself).
+func (w *Postgres) Affected() int64 { return w.affected }
 
-func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
+// ErrShut is what a read returns after the socket was shut down by a canceled context.
+var ErrShut = errors.New("connection shut down: the operation's context was canceled")
+
+func NewPostgres(pg *pgconn.PgConn) (*Postgres, error) {
 	sc, ok := pg.Conn().(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("pgwire: %T has no file descriptor", pg.Conn())
@@ -76,16 +83,16 @@ func newPGWire(pg *pgconn.PgConn) (*pgWire, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &pgWire{Sock: wire.NewSock(pg.Conn(), wirePoll), pg: pg, fd: -1}
+	w := &Postgres{Sock: NewSock(pg.Conn(), PostgresPoll), pg: pg, fd: -1}
 	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// acquire makes the socket pgWire's: pgconn idle and drained, and the socket shut down if ctx
+// acquire makes the socket ours: pgconn idle and drained, and the socket shut down if ctx
 // is canceled (which ends a read waiting for the reply).
-func (w *pgWire) acquire(ctx context.Context) error {
+func (w *Postgres) acquire(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -120,21 +127,21 @@ func (w *pgWire) acquire(ctx context.Context) error {
 		if w.busy.CompareAndSwap(w.gen, 0) {
 			return err
 		}
-		return w.fail(fmt.Errorf("%w (%v)", errWireShut, err))
+		return w.fail(fmt.Errorf("%w (%v)", ErrShut, err))
 	}
 	return nil
 }
 
 // end marks the reply read: a cancellation from now on leaves the socket alone. If one shut
 // it down meanwhile, the next statement returns that.
-func (w *pgWire) end() {
+func (w *Postgres) end() {
 	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
 		w.fail(errors.New("pgwire: the socket was shut down after the reply: the context was canceled"))
 	}
 }
 
-// release hands the socket back to pgconn.
-func (w *pgWire) release() error {
+// Release hands the socket back to pgconn, for a statement through pgx.
+func (w *Postgres) Release() error {
 	if !w.owned || w.err != nil {
 		return w.err
 	}
@@ -145,7 +152,7 @@ func (w *pgWire) release() error {
 	return nil
 }
 
-func (w *pgWire) fail(err error) error {
+func (w *Postgres) fail(err error) error {
 	if w.err == nil {
 		w.err = err
 		w.pg.Conn().Close() // pgconn's next operation fails too
@@ -154,19 +161,20 @@ func (w *pgWire) fail(err error) error {
 	return w.err
 }
 
-// close stops watching the last context.
-func (w *pgWire) close() {
+// Close stops watching the last context (the connection is pgconn's to close).
+func (w *Postgres) Close() {
 	if w.stop != nil {
 		w.stop()
 	}
 }
 
-// execPrepared sends Bind (text parameters, binary results), Execute and Sync for the prepared
+// ExecPrepared sends Bind (text parameters, binary results), Execute and Sync for the prepared
 // statement name; the reply is read with nextRow and done.
-func (w *pgWire) execPrepared(ctx context.Context, name string, params [][]byte) error {
+func (w *Postgres) ExecPrepared(ctx context.Context, name string, params [][]byte) error {
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
+	w.affected = 0
 	b := append(w.wbuf[:0], 'B', 0, 0, 0, 0, 0) // empty portal name
 	b = append(b, name...)
 	b = append(b, 0, 0, 0) // statement name's end; no parameter format codes: all text
@@ -183,9 +191,9 @@ func (w *pgWire) execPrepared(ctx context.Context, name string, params [][]byte)
 	return w.write(b)
 }
 
-// execSimple sends q as one simple-protocol Query message and reads the reply; q must return
-// no rows (the Insert Benchmark's literal INSERT and DELETE). affected then holds its row count.
-func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
+// ExecSimple sends q as one simple-protocol Query message and reads the reply; q must return
+// no rows (a literal INSERT or DELETE, BEGIN, COMMIT, DDL). Affected then gives its row count.
+func (w *Postgres) ExecSimple(ctx context.Context, q []byte) error {
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
@@ -198,7 +206,7 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 	if err := w.write(b); err != nil {
 		return err
 	}
-	if _, ok, err := w.nextRow(); ok {
+	if _, ok, err := w.NextRow(); ok {
 		return w.fail(errors.New("pgwire: a statement without rows returned rows"))
 	} else {
 		return err
@@ -206,7 +214,7 @@ func (w *pgWire) execSimple(ctx context.Context, q []byte) error {
 }
 
 // write sends b, a request, and reads the start of its reply.
-func (w *pgWire) write(b []byte) error {
+func (w *Postgres) write(b []byte) error {
 	if err := w.Exchange(b); err != nil {
 		if err == io.EOF {
 			err = errors.New("pgwire: the server closed the connection")
@@ -216,15 +224,15 @@ func (w *pgWire) write(b []byte) error {
 	return nil
 }
 
-func (w *pgWire) ioErr(err error) error {
+func (w *Postgres) ioErr(err error) error {
 	if w.ctx != nil && w.ctx.Err() != nil {
-		return fmt.Errorf("%w (%v)", errWireShut, err)
+		return fmt.Errorf("%w (%v)", ErrShut, err)
 	}
 	return err
 }
 
 // message reads the next message: its type and body (valid until the next read).
-func (w *pgWire) message() (byte, []byte, error) {
+func (w *Postgres) message() (byte, []byte, error) {
 	if err := w.fill(5); err != nil {
 		return 0, nil, err
 	}
@@ -243,7 +251,7 @@ func (w *pgWire) message() (byte, []byte, error) {
 }
 
 // fill reads until at least n unread bytes are buffered.
-func (w *pgWire) fill(n int) error {
+func (w *Postgres) fill(n int) error {
 	if err := w.Fill(n); err != nil {
 		if err == io.EOF {
 			err = errors.New("pgwire: the server closed the connection")
@@ -253,9 +261,9 @@ func (w *pgWire) fill(n int) error {
 	return nil
 }
 
-// nextRow reads the reply up to the next row and returns its column values, or false at the
-// end of the reply; done then returns the statement's error, if any.
-func (w *pgWire) nextRow() ([][]byte, bool, error) {
+// NextRow reads the reply up to the next row and returns its column values, or false at the
+// end of the reply, with the statement's error, if any.
+func (w *Postgres) NextRow() ([][]byte, bool, error) {
 	for {
 		typ, body, err := w.message()
 		if err != nil {
@@ -287,7 +295,7 @@ func (w *pgWire) nextRow() ([][]byte, bool, error) {
 }
 
 // done reads the rest of the reply up to ReadyForQuery.
-func (w *pgWire) done() error {
+func (w *Postgres) done() error {
 	for {
 		typ, _, err := w.message()
 		if err != nil {
@@ -300,7 +308,7 @@ func (w *pgWire) done() error {
 	}
 }
 
-func (w *pgWire) decodeRow(body []byte) ([][]byte, error) {
+func (w *Postgres) decodeRow(body []byte) ([][]byte, error) {
 	if len(body) < 2 {
 		return nil, w.fail(errors.New("pgwire: short data row"))
 	}
