@@ -127,7 +127,7 @@ func (w *Postgres) acquire(ctx context.Context) error {
 		if w.busy.CompareAndSwap(w.gen, 0) {
 			return err
 		}
-		return w.fail(fmt.Errorf("%w (%v)", ErrShut, err))
+		return w.fail(fmt.Errorf("%w: %w", ErrShut, err))
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func (w *Postgres) write(b []byte) error {
 
 func (w *Postgres) ioErr(err error) error {
 	if w.ctx != nil && w.ctx.Err() != nil {
-		return fmt.Errorf("%w (%v)", ErrShut, err)
+		return fmt.Errorf("%w: %w (%v)", ErrShut, w.ctx.Err(), err)
 	}
 	return err
 }

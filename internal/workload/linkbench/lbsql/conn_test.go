@@ -11,9 +11,10 @@ import (
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 )
 
-// openPGConn opens two connections to the test PostgreSQL: LinkBench's pgConn and a plain
-// pgx connection beside it. Without DBPERF_TEST_POSTGRES the test fails unless -short.
-func openPGConn(t *testing.T) (pgConn, *sqldriver.Postgres) {
+// openPGConn opens two connections to the test PostgreSQL: LinkBench's (through pgx, or the
+// socket path with wirePath) and a plain pgx connection beside it. Without
+// DBPERF_TEST_POSTGRES the test fails unless -short.
+func openPGConn(t *testing.T, wirePath bool) (conn, *sqldriver.Postgres) {
 	t.Helper()
 	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
 	if dsn == "" {
@@ -40,7 +41,12 @@ func openPGConn(t *testing.T) (pgConn, *sqldriver.Postgres) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := pgConn{c}
+	var conn conn = pgConn{c}
+	if wirePath {
+		if conn, err = newPGWireConn(c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() { conn.close() })
 	return conn, pg
 }
@@ -50,8 +56,13 @@ func openPGConn(t *testing.T) (pgConn, *sqldriver.Postgres) {
 // (blocked by another session's lock) returns when its context is canceled, and the connection
 // is not used again.
 func TestPGConnCancel(t *testing.T) {
+	t.Run("pgx", func(t *testing.T) { testPGConnCancel(t, false) })
+	t.Run("wire", func(t *testing.T) { testPGConnCancel(t, true) })
+}
+
+func testPGConnCancel(t *testing.T, wirePath bool) {
 	ctx := context.Background()
-	conn, pg := openPGConn(t)
+	conn, pg := openPGConn(t, wirePath)
 	if _, err := conn.exec(ctx, "CREATE TABLE IF NOT EXISTS lb_cancel (id bigint PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}

@@ -43,10 +43,15 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 	case *sqldriver.Postgres:
 		return &Store{d: postgres, settle: settleWith(t.Settle), open: func(ctx context.Context) (conn, error) {
 			c, err := t.Connect(ctx)
+			if err != nil || wire.PostgresOff {
+				return pgConn{c}, err
+			}
+			w, err := newPGWireConn(c)
 			if err != nil {
+				c.Close(context.Background())
 				return nil, err
 			}
-			return pgConn{c}, nil
+			return w, nil
 		}}, true
 	case *sqldriver.MySQL:
 		return &Store{d: mysql, engine: t.Engine(), partitions: partitions, settle: settleWith(t.Settle), check: t.CheckTableEngine,

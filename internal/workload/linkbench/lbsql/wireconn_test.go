@@ -50,3 +50,47 @@ func TestTextRowsScan(t *testing.T) {
 		t.Error(`"4x" as an integer: no error`)
 	}
 }
+
+// TestPGEncode: text parameters, integers in decimal and bytes in bytea's hex form.
+func TestPGEncode(t *testing.T) {
+	c := &pgWireConn{}
+	if err := c.encode([]any{int64(-3), 12, []byte{0xab, 0}, []byte{}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-3", "12", `\xab00`, `\x`}
+	if len(c.params) != len(want) {
+		t.Fatalf("%d parameters, want %d", len(c.params), len(want))
+	}
+	for i, p := range c.params {
+		if string(p) != want[i] {
+			t.Errorf("parameter %d: %q, want %q", i+1, p, want[i])
+		}
+	}
+	if err := c.encode([]any{"text"}); err == nil || !strings.Contains(err.Error(), "unsupported type string") {
+		t.Errorf("a string argument: %v", err)
+	}
+}
+
+// TestBinRowsScan: bigint, integer and smallint into *int64, bytea in place, NULL bytes as nil;
+// a column of another type or size is an error, not a wrong value.
+func TestBinRowsScan(t *testing.T) {
+	r := &binRows{oids: []uint32{oidInt8, oidInt4, oidInt2, oidBytea, oidBytea},
+		vals: [][]byte{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}, {0, 0, 1, 0}, {0x80, 0}, []byte("xy"), nil}}
+	var a, b, c int64
+	var d, e []byte
+	if err := r.Scan(&a, &b, &c, &d, &e); err != nil || a != -2 || b != 256 || c != -32768 || string(d) != "xy" || e != nil {
+		t.Fatalf("scan: %d %d %d %q %v, %v", a, b, c, d, e, err)
+	}
+	r.oids[0] = oidBytea
+	if err := r.Scan(&a, &b, &c, &d, &e); err == nil {
+		t.Error("bytea into an integer: no error")
+	}
+	r.oids[0], r.vals[0] = oidInt8, []byte{1, 2, 3, 4}
+	if err := r.Scan(&a, &b, &c, &d, &e); err == nil {
+		t.Error("a 4-byte bigint: no error")
+	}
+	r.oids[0], r.vals[0] = oidInt8, make([]byte, 8)
+	if err := r.Scan(&d, &b, &c, &d, &e); err == nil {
+		t.Error("bigint into bytes: no error")
+	}
+}
