@@ -14,8 +14,12 @@ import (
 
 // Store is LinkBench's tables on one SQL target.
 type Store struct {
-	d          dialect
-	open       func(ctx context.Context) (conn, error)
+	d dialect
+	// openConn opens a connection: on the driver's own socket (driver/wire) with lean, else
+	// through the driver; lean is the servers' default unless DBPERF_PGWIRE=pgconn or
+	// DBPERF_MYWIRE=sql, and the hot benchmarks measure both.
+	openConn   func(ctx context.Context, lean bool) (conn, error)
+	lean       bool
 	engine     string // MySQL's ENGINE=
 	partitions int    // MySQL's PARTITION BY KEY(id1) PARTITIONS n, or 0
 	settle     func(ctx context.Context, tables []string) (string, error)
@@ -41,26 +45,31 @@ func settleWith(settle func(ctx context.Context, tables []string, o sqldriver.Se
 func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 	switch t := t.(type) {
 	case *sqldriver.Postgres:
-		return &Store{d: postgres, settle: settleWith(t.Settle), open: func(ctx context.Context) (conn, error) {
-			c, err := t.Connect(ctx)
-			if err != nil || wire.PostgresOff {
-				return pgConn{c}, err
-			}
-			w, err := newPGWireConn(c)
-			if err != nil {
-				c.Close(context.Background())
-				return nil, err
-			}
-			return w, nil
-		}}, true
+		return &Store{d: postgres, settle: settleWith(t.Settle), lean: !wire.PostgresOff,
+			openConn: func(ctx context.Context, lean bool) (conn, error) {
+				c, err := t.Connect(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if !lean {
+					return pgConn{c}, nil
+				}
+				w, err := newPGWireConn(c)
+				if err != nil {
+					c.Close(context.Background())
+					return nil, err
+				}
+				return w, nil
+			}}, true
 	case *sqldriver.MySQL:
 		return &Store{d: mysql, engine: t.Engine(), partitions: partitions, settle: settleWith(t.Settle), check: t.CheckTableEngine,
-			open: func(ctx context.Context) (conn, error) {
+			lean: !wire.MySQLOff,
+			openConn: func(ctx context.Context, lean bool) (conn, error) {
 				c, err := t.Conn(ctx)
 				if err != nil {
 					return nil, err
 				}
-				if wire.MySQLOff {
+				if !lean {
 					return newSQLConn(c, false), nil
 				}
 				sock, err := t.Socket(ctx, c)
@@ -71,7 +80,7 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 				return &myWireConn{c: c, w: wire.NewMySQL(sock)}, nil
 			}}, true
 	case *sqldriver.SQLite:
-		return &Store{d: sqlite, settle: t.Settle, open: func(ctx context.Context) (conn, error) {
+		return &Store{d: sqlite, settle: t.Settle, openConn: func(ctx context.Context, _ bool) (conn, error) {
 			c, err := t.Conn(ctx)
 			if err != nil {
 				return nil, err
@@ -81,6 +90,9 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 	}
 	return nil, false
 }
+
+// open opens a connection on the store's path.
+func (s *Store) open(ctx context.Context) (conn, error) { return s.openConn(ctx, s.lean) }
 
 // Settle implements linkbench.Settler with the driver's settle.
 func (s *Store) Settle(ctx context.Context, tables []string) (string, error) {
@@ -115,8 +127,10 @@ func (s *Store) CreateTables(ctx context.Context) error {
 }
 
 // Connect implements linkbench.Store.
-func (s *Store) Connect(ctx context.Context) (lb.Conn, error) {
-	c, err := s.open(ctx)
+func (s *Store) Connect(ctx context.Context) (lb.Conn, error) { return s.connect(ctx, s.lean) }
+
+func (s *Store) connect(ctx context.Context, lean bool) (*Conn, error) {
+	c, err := s.openConn(ctx, lean)
 	if err != nil {
 		return nil, err
 	}
