@@ -36,9 +36,9 @@
 #   CC_L1_BASE  rows loaded before each dbperf l.i1 run (default 100000)
 #   CC_L1_ROWS  rows each dbperf l.i1 run inserts and deletes (default 300000)
 #   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
-#               queries and inserts through pgconn as before pgwire.go, and with
-#               DBPERF_MYWIRE=sql on MariaDB, the statements through database/sql as before
-#               mywire.go, to show what each bought
+#               statements through pgconn (pgx for LinkBench's) rather than on the socket
+#               (driver/wire), and with DBPERF_MYWIRE=sql on MariaDB, through database/sql, to
+#               show what the socket paths bought
 #   CC_PROCS_AB 1 (default): also run dbperf's l.i1 with --client-procs all (a Go processor per
 #               CPU, as before internal/clientprocs), to show what sizing them saves
 #   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
@@ -210,6 +210,7 @@ pg_round() {
 	timed "$c-lb" pgbench -n -M prepared -c 1 -T "$secs" -D maxid=10001 "${mix[@]}" "$lbdb"
 	record pgbench linkbench "$r" "$(awk '/actually processed/ {print $NF}' "$c-lb")" "$secs" $(cat "$c-lb.time")
 	lb_step dbperf-pg "$r" "$lbdb"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn lb_step dbperf-pg-pgconn "$r" "$lbdb"; fi
 }
 
 if [ "$what" != maria ]; then
@@ -341,6 +342,7 @@ my_round() {
 	n=$(sb "$c-lb" "$dir/my-lb.lua")
 	record sysbench linkbench "$r" "$n" "$secs" $(cat "$c-lb.time")
 	lb_step dbperf-maria "$r" "${CC_MY%/*}/dbperf_lb"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql lb_step dbperf-maria-sql "$r" "${CC_MY%/*}/dbperf_lb"; fi
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
