@@ -66,8 +66,11 @@ export DBPERF_TEST_MYSQL=mysql://dbperf:dbperf-test@127.0.0.1:13309/dbperf
 
 go vet ./...
 # The packages whose goroutines share state (workers, recorders, the monitor's goroutine, pools,
-# the processor governor, raw sockets) run under the race detector first; then every package.
-go test -race -count=1 -timeout 10m "$@" ./internal/runner/ ./internal/measure/ ./internal/monitor/ ./internal/session/ ./internal/workload/ ./internal/clientprocs/ ./internal/driver/rawsock/
+# the processor governor, raw sockets, the socket paths and their cancellation) run under the
+# race detector first; then every package.
+go test -race -count=1 -timeout 10m "$@" ./internal/runner/ ./internal/measure/ ./internal/monitor/ \
+  ./internal/session/ ./internal/workload/ ./internal/clientprocs/ ./internal/driver/rawsock/ \
+  ./internal/driver/wire/ ./internal/workload/linkbench/lbsql/
 go test -count=1 -timeout 25m "$@" ./...
 # The RocksDB engine is cgo behind a build tag (the default build stays pure Go): its packages
 # again with the tag, against Debian's librocksdb-dev.
