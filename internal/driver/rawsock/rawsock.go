@@ -65,8 +65,9 @@ func Write(raw syscall.RawConn, b []byte) (int, error) {
 // every statement the server takes more than a few microseconds on, before the wait.
 //
 // It writes from inside raw.Read's callback. RawConn.Read clears the poller's readiness
-// notification before its first call of the callback, so the reply, which arrives after the
-// write, always raises a new one: the wait cannot miss it. (Writing first and then waiting
+// notification before its first call of the callback (internal/poll's FD.RawRead calls
+// prepareRead, the runtime's pollReset, first), so the reply, which arrives after the write,
+// always raises a new one: the wait cannot miss it. (Writing first and then waiting
 // without a read could: a reply that arrives before RawConn.Read clears the notification would
 // leave the wait with none.)
 //

@@ -116,7 +116,9 @@ func (c *pgWireConn) close() error {
 	return c.c.Close(context.Background())
 }
 
-// encode writes args as text parameters: integers in decimal, bytes in bytea's hex form.
+// encode writes args as text parameters: integers in decimal, bytes in bytea's hex form (every
+// byte argument of LinkBench's statements is a bytea column's; the same-results test would
+// show a text column storing the hex).
 func (c *pgWireConn) encode(args []any) error {
 	c.pbuf, c.ends = c.pbuf[:0], c.ends[:0]
 	for i, a := range args {
