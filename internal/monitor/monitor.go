@@ -313,6 +313,10 @@ func (m *Monitor) clientBound(cores, hostBusyPct float64, lag runner.Lag) (bool,
 // which the C clients it is compared with do not pay.
 const walkBudget = 0.001
 
+// maxWalkWait bounds the wait, so that one walk slowed by a busy host does not leave the size
+// out for minutes.
+const maxWalkWait = 30 * time.Second
+
 // diskMB is the data directory's size now, in MB, or empty when it is not known or not walked
 // this interval (walkBudget).
 func (s *Step) diskMB() string {
@@ -324,7 +328,7 @@ func (s *Step) diskMB() string {
 		return ""
 	}
 	b, err := dirSize(s.m.dataDir)
-	s.nextWalk = t0.Add(time.Duration(float64(time.Since(t0)) / walkBudget))
+	s.nextWalk = t0.Add(min(time.Duration(float64(time.Since(t0))/walkBudget), maxWalkWait))
 	return opt(err == nil, float64(b)/(1<<20))
 }
 

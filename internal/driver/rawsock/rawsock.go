@@ -154,7 +154,7 @@ func Unwrap(c net.Conn) net.Conn {
 	return c
 }
 
-// SyscallConn is the connection's own, for the drivers' liveness checks and ibsql's wire paths.
+// SyscallConn is the connection's own, for the drivers' liveness checks and driver/wire's socket paths.
 func (c *Conn) SyscallConn() (syscall.RawConn, error) { return c.raw, nil }
 
 // Read implements net.Conn; interrupted calls are retried, errors wrapped as net.Conn's are.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -40,8 +41,8 @@ import (
 type Postgres struct {
 	Sock
 	pg    *pgconn.PgConn
-	fd    int
-	owned bool // the socket is ours: pgconn is idle with nothing buffered
+	ctl   syscall.RawConn // the socket, for its shutdown by a cancellation (Control holds the fd open)
+	owned bool            // the socket is ours: pgconn is idle with nothing buffered
 
 	wbuf []byte
 
@@ -83,11 +84,7 @@ func NewPostgres(pg *pgconn.PgConn) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Postgres{Sock: NewSock(pg.Conn(), PostgresPoll), pg: pg, fd: -1}
-	if err := raw.Control(func(fd uintptr) { w.fd = int(fd) }); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return &Postgres{Sock: NewSock(pg.Conn(), PostgresPoll), pg: pg, ctl: raw}, nil
 }
 
 // acquire makes the socket ours: pgconn idle and drained, and the socket shut down if ctx
@@ -103,10 +100,13 @@ func (w *Postgres) acquire(ctx context.Context) error {
 		w.gen++
 		w.ctx, w.stop = ctx, nil
 		if ctx.Done() != nil {
-			fd, gen := w.fd, w.gen
+			ctl, gen := w.ctl, w.gen
 			w.stop = context.AfterFunc(ctx, func() {
 				if w.busy.CompareAndSwap(gen, -1) {
-					syscall.Shutdown(fd, syscall.SHUT_RDWR) // ends a read waiting for the reply
+					// Ends a read waiting for the reply. Inside Control the descriptor cannot be
+					// closed and its number reused by another socket; once closed, Control does
+					// nothing.
+					ctl.Control(func(fd uintptr) { syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
 				}
 			})
 		}
@@ -133,10 +133,10 @@ func (w *Postgres) acquire(ctx context.Context) error {
 }
 
 // end marks the reply read: a cancellation from now on leaves the socket alone. If one shut
-// it down meanwhile, the next statement returns that.
+// it down meanwhile, the next statement returns that (the finished one stands).
 func (w *Postgres) end() {
 	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
-		w.fail(errors.New("pgwire: the socket was shut down after the reply: the context was canceled"))
+		w.fail(fmt.Errorf("%w: %w (after the last reply)", ErrShut, w.ctx.Err()))
 	}
 }
 
@@ -153,11 +153,11 @@ func (w *Postgres) Release() error {
 }
 
 func (w *Postgres) fail(err error) error {
+	w.busy.Store(0)
 	if w.err == nil {
 		w.err = err
 		w.pg.Conn().Close() // pgconn's next operation fails too
 	}
-	w.busy.Store(0)
 	return w.err
 }
 
@@ -169,8 +169,11 @@ func (w *Postgres) Close() {
 }
 
 // ExecPrepared sends Bind (text parameters, binary results), Execute and Sync for the prepared
-// statement name; the reply is read with nextRow and done.
+// statement name; the reply is read with NextRow.
 func (w *Postgres) ExecPrepared(ctx context.Context, name string, params [][]byte) error {
+	if len(params) > math.MaxUint16 {
+		return fmt.Errorf("pgwire: %d parameters; the protocol allows at most %d", len(params), math.MaxUint16)
+	}
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
@@ -303,7 +306,7 @@ func (w *Postgres) done() error {
 		}
 		if typ == 'Z' {
 			w.end()
-			return w.err
+			return nil
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 // The arguments are written into the text as the reference's LinkStoreMysql does: integers in
 // decimal, and payloads as hex literals, the form its stringLiteral falls back to
 // (hexStringLiteral) for any byte other than a letter or digit, which nearly every payload has.
+// A nil payload goes as empty, not NULL: the data columns are NOT NULL.
 //
 // Why (measured, docs/performance.md "dbperf beside C clients"): through database/sql each
 // statement under the requester's cancelable context costs goroutine hand-offs
@@ -51,7 +52,9 @@ func (c *myWireConn) query(ctx context.Context, q string, args []any, fn func(ro
 	}
 	c.rows = textRows{w: c.w}
 	err = fn(&c.rows)
-	c.w.Finish() // the rows fn did not read
+	for !c.rows.done { // the rows fn did not read, keeping an error that ends them
+		c.rows.Next()
+	}
 	if err != nil {
 		return err
 	}

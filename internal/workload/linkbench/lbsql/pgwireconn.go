@@ -84,14 +84,15 @@ func (c *pgWireConn) run(ctx context.Context, q string, args []any, exec bool) (
 
 func (c *pgWireConn) exec(ctx context.Context, q string, args ...any) (int64, error) {
 	st, err := c.run(ctx, q, args, true)
-	if err != nil || st == nil {
-		return c.w.Affected(), err
-	}
-	for {
-		if _, ok, err := c.w.NextRow(); !ok { // an exec's rows, if any, are skipped
-			return c.w.Affected(), err
+	if err == nil && st != nil {
+		for ok := true; ok; { // an exec's rows, if any, are skipped
+			_, ok, err = c.w.NextRow()
 		}
 	}
+	if err != nil {
+		return 0, err
+	}
+	return c.w.Affected(), nil
 }
 
 func (c *pgWireConn) query(ctx context.Context, q string, args []any, fn func(rows) error) error {
@@ -118,7 +119,8 @@ func (c *pgWireConn) close() error {
 
 // encode writes args as text parameters: integers in decimal, bytes in bytea's hex form (every
 // byte argument of LinkBench's statements is a bytea column's; the same-results test would
-// show a text column storing the hex).
+// show a text column storing the hex). A nil slice goes as empty, not NULL: LinkBench's
+// payloads are never NULL, its data columns NOT NULL.
 func (c *pgWireConn) encode(args []any) error {
 	c.pbuf, c.ends = c.pbuf[:0], c.ends[:0]
 	for i, a := range args {
