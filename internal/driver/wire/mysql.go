@@ -203,10 +203,7 @@ func (w *MySQL) write(q []byte) error {
 	}
 	w.wbuf = b
 	if err := w.Exchange(b); err != nil { // the reply's start is read too
-		if err == io.EOF {
-			err = errors.New("mywire: the server closed the connection")
-		}
-		return w.fail(w.ioErr(err))
+		return w.sockErr(err)
 	}
 	return nil
 }
@@ -256,12 +253,17 @@ func (w *MySQL) onePacket() ([]byte, error) {
 // fill reads until at least n unread bytes are buffered.
 func (w *MySQL) fill(n int) error {
 	if err := w.Fill(n); err != nil {
-		if err == io.EOF {
-			err = errors.New("mywire: the server closed the connection")
-		}
-		return w.fail(w.ioErr(err))
+		return w.sockErr(err)
 	}
 	return nil
+}
+
+// sockErr makes a failed read or write on the socket the connection's fatal error.
+func (w *MySQL) sockErr(err error) error {
+	if err == io.EOF {
+		err = errors.New("mywire: the server closed the connection")
+	}
+	return w.fail(w.ioErr(err))
 }
 
 // result reads the header of the next result: OK (no rows; its affected rows), ERR (the

@@ -218,11 +218,8 @@ func (w *Postgres) ExecSimple(ctx context.Context, q []byte) error {
 
 // write sends b, a request, and reads the start of its reply.
 func (w *Postgres) write(b []byte) error {
-	if err := w.Exchange(b); err != nil {
-		if err == io.EOF {
-			err = errors.New("pgwire: the server closed the connection")
-		}
-		return w.fail(w.ioErr(err))
+	if err := w.Exchange(b); err != nil { // the reply's start is read too
+		return w.sockErr(err)
 	}
 	return nil
 }
@@ -256,12 +253,17 @@ func (w *Postgres) message() (byte, []byte, error) {
 // fill reads until at least n unread bytes are buffered.
 func (w *Postgres) fill(n int) error {
 	if err := w.Fill(n); err != nil {
-		if err == io.EOF {
-			err = errors.New("pgwire: the server closed the connection")
-		}
-		return w.fail(w.ioErr(err))
+		return w.sockErr(err)
 	}
 	return nil
+}
+
+// sockErr makes a failed read or write on the socket the connection's fatal error.
+func (w *Postgres) sockErr(err error) error {
+	if err == io.EOF {
+		err = errors.New("pgwire: the server closed the connection")
+	}
+	return w.fail(w.ioErr(err))
 }
 
 // NextRow reads the reply up to the next row and returns its column values, or false at the
