@@ -2,12 +2,12 @@ package lbsql
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
@@ -92,12 +92,7 @@ func benchStore(b *testing.B, env string) *Store {
 	if dsn == "" {
 		b.Skipf("%s is not set: give a server's target URL (dbperf server start ...) to run this benchmark", env)
 	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u.Path = "/dbperf_lbbench"
-	spec, err := driver.Parse(u.String())
+	spec, err := driver.Parse(testtargets.WithDatabase(dsn, "dbperf_lbbench"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,37 @@ type rows interface {
 	Scan(dest ...any) error
 }
 
+// wireRows reads a result's rows on a socket path (wire.MySQL or wire.Postgres): Next, and the
+// error that ended them; each path's Scan converts the values.
+type wireRows struct {
+	src interface {
+		NextRow() ([][]byte, bool, error)
+	}
+	vals [][]byte
+	err  error
+	done bool
+}
+
+func (r *wireRows) Next() bool {
+	if r.done {
+		return false
+	}
+	vals, ok, err := r.src.NextRow()
+	if !ok {
+		r.done, r.err, r.vals = true, err, nil
+		return false
+	}
+	r.vals = vals
+	return true
+}
+
+// drain reads the rows a callback left unread, keeping an error that ends them.
+func (r *wireRows) drain() {
+	for !r.done {
+		r.Next()
+	}
+}
+
 // conn is one connection, database/sql's (MySQL, SQLite) or pgx's (PostgreSQL).
 type conn interface {
 	exec(ctx context.Context, q string, args ...any) (affected int64, err error)

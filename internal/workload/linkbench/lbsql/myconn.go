@@ -50,11 +50,9 @@ func (c *myWireConn) query(ctx context.Context, q string, args []any, fn func(ro
 	if !hasRows {
 		return fmt.Errorf("%s: the query returned no result set", q)
 	}
-	c.rows = textRows{w: c.w}
+	c.rows = textRows{wireRows{src: c.w}}
 	err = fn(&c.rows)
-	for !c.rows.done { // the rows fn did not read, keeping an error that ends them
-		c.rows.Next()
-	}
+	c.rows.drain()
 	if err != nil {
 		return err
 	}
@@ -69,25 +67,7 @@ func (c *myWireConn) close() error {
 // textRows reads a result set's text rows from the socket. Scan fills *int64 and *[]byte (the
 // value in place, valid until the next Next: scanLink and scanNode copy it), the types
 // LinkBench reads.
-type textRows struct {
-	w    *wire.MySQL
-	vals [][]byte
-	err  error
-	done bool
-}
-
-func (r *textRows) Next() bool {
-	if r.done {
-		return false
-	}
-	vals, ok, err := r.w.NextRow()
-	if !ok {
-		r.done, r.err, r.vals = true, err, nil
-		return false
-	}
-	r.vals = vals
-	return true
-}
+type textRows struct{ wireRows }
 
 func (r *textRows) Scan(dest ...any) error {
 	if len(dest) != len(r.vals) {

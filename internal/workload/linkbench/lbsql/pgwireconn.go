@@ -100,11 +100,9 @@ func (c *pgWireConn) query(ctx context.Context, q string, args []any, fn func(ro
 	if err != nil {
 		return err
 	}
-	c.rows = binRows{w: c.w, oids: st.oids}
+	c.rows = binRows{wireRows{src: c.w}, st.oids}
 	err = fn(&c.rows)
-	for !c.rows.done { // the rows fn did not read
-		c.rows.Next()
-	}
+	c.rows.drain()
 	if err != nil {
 		return err
 	}
@@ -160,24 +158,8 @@ const (
 // bigint, integer and smallint columns and *[]byte from bytea (in place, valid until the next
 // Next: scanLink and scanNode copy it), the types LinkBench reads.
 type binRows struct {
-	w    *wire.Postgres
+	wireRows
 	oids []uint32
-	vals [][]byte
-	err  error
-	done bool
-}
-
-func (r *binRows) Next() bool {
-	if r.done {
-		return false
-	}
-	vals, ok, err := r.w.NextRow()
-	if !ok {
-		r.done, r.err, r.vals = true, err, nil
-		return false
-	}
-	r.vals = vals
-	return true
 }
 
 func (r *binRows) Scan(dest ...any) error {

@@ -32,7 +32,7 @@ func TestInterpolate(t *testing.T) {
 // TestTextRowsScan: integers parsed, bytes in place, NULL as nil; a wrong count, a non-integer
 // and an unsupported destination are errors.
 func TestTextRowsScan(t *testing.T) {
-	r := &textRows{vals: [][]byte{[]byte("-42"), []byte("ab"), nil}}
+	r := &textRows{wireRows{vals: [][]byte{[]byte("-42"), []byte("ab"), nil}}}
 	var n int64
 	var b, null []byte
 	if err := r.Scan(&n, &b, &null); err != nil || n != -42 || string(b) != "ab" || null != nil {
@@ -75,7 +75,7 @@ func TestPGEncode(t *testing.T) {
 // a column of another type or size is an error, not a wrong value.
 func TestBinRowsScan(t *testing.T) {
 	r := &binRows{oids: []uint32{oidInt8, oidInt4, oidInt2, oidBytea, oidBytea},
-		vals: [][]byte{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}, {0, 0, 1, 0}, {0x80, 0}, []byte("xy"), nil}}
+		wireRows: wireRows{vals: [][]byte{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}, {0, 0, 1, 0}, {0x80, 0}, []byte("xy"), nil}}}
 	var a, b, c int64
 	var d, e []byte
 	if err := r.Scan(&a, &b, &c, &d, &e); err != nil || a != -2 || b != 256 || c != -32768 || string(d) != "xy" || e != nil {
