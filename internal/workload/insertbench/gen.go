@@ -2,8 +2,8 @@ package insertbench
 
 import (
 	"bytes"
-	"encoding/base64"
 	"math/rand/v2"
+	"slices"
 )
 
 // Value ranges of the reference (iibench.py: --cashregisters, --customers, --products, --max_price).
@@ -17,26 +17,13 @@ const (
 // DataSpec says how the data column is filled: its length is uniform in [Min, Max] and the
 // reference makes int(len * 0.75 * RandomPct/100) of its characters random (37.5% at the default
 // 50): a constant prefix of 'a' followed by a random base64 suffix, so it compresses like the
-// original's.
+// original's. The reference cuts the suffix from a 4 MiB pool of base64 text at a random offset
+// (ibp:534-545, 1449), which makes each character uniform over the 64 symbols and independent of
+// the others; appendData draws them so directly (see there for why).
 type DataSpec struct {
 	Min, Max  int
 	RandomPct int
 }
-
-// randomPool is a shared source of random base64 text, read at random offsets like the
-// reference's rand_data_buf; it is generated once from a fixed seed. 64 KiB keeps it in the
-// CPU's cache (a 1 MiB pool cost a cache miss per row) while no page of a table holds enough
-// rows for their random parts to repeat.
-var randomPool = func() []byte {
-	r := rand.New(rand.NewPCG(1, 2))
-	raw := make([]byte, 48<<10)
-	for i := range raw {
-		raw[i] = byte(r.Uint32())
-	}
-	out := make([]byte, base64.StdEncoding.EncodedLen(len(raw)))
-	base64.StdEncoding.Encode(out, raw)
-	return out
-}()
 
 // Generator makes rows. Each client role has its own, seeded from its own stream.
 type Generator struct {
@@ -88,8 +75,17 @@ func scale(u uint64, n uint32) uint32 {
 // time (BenchmarkInsertText: 11.5 -> 10.7 µs per 100-row statement, medians of 6).
 var padding = bytes.Repeat([]byte{'a'}, 1024)
 
-// appendData appends one data value, its length and the random part's place in the pool drawn
-// from u's two halves.
+// base64Chars is the alphabet of the random part, as the reference's pool is base64 text.
+const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+// appendData appends one data value: its length from u's low half, then the constant part and
+// the random characters, six bits of a draw each (the first five from u's high half).
+//
+// Why draws and not a pool of random text read at random offsets, as the reference does: the
+// DBMS runs on the client's cores between two statements and evicts the pool from their caches,
+// so each row's copy from a random place missed the cache. On MariaDB's l.i0 those copies were
+// 12% of dbperf's CPU (perf, 2026-11-24); BenchmarkInsertText/cold shows the same without a
+// server (docs/performance.md). The characters have the same distribution either way.
 func (g *Generator) appendData(b []byte, u uint64) []byte {
 	n := g.data.Min
 	if g.data.Max > g.data.Min {
@@ -99,8 +95,18 @@ func (g *Generator) appendData(b []byte, u uint64) []byte {
 	for k := n - random; k > 0; k -= len(padding) {
 		b = append(b, padding[:min(k, len(padding))]...)
 	}
-	off := int(scale(u>>32, uint32(len(randomPool)-random)))
-	return append(b, randomPool[off:off+random]...)
+	l := len(b)
+	b = slices.Grow(b, random)[:l+random]
+	out := b[l:]
+	bits := u >> 32 // six bits a character: five from u's high half, then ten a draw
+	for i := range out {
+		if i == 5 || i > 5 && (i-5)%10 == 0 {
+			bits = g.rng.Uint64()
+		}
+		out[i] = base64Chars[bits&63]
+		bits >>= 6
+	}
+	return b
 }
 
 // RangeStart draws the start value of a range query on index idx, uniform over the leading

@@ -2,21 +2,18 @@ package insertbench
 
 import (
 	"bytes"
-	"encoding/base64"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
-const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
 func genNew(seed uint64, data DataSpec) *Generator {
 	return NewGenerator(rand.New(rand.NewPCG(seed, 99)), data)
 }
 
 // checkData checks one data value against the spec: its length in [Min, Max], a prefix of 'a'
-// and then int(n*0.75*pct/100) characters taken from the random pool.
+// and then int(n*0.75*pct/100) base64 characters.
 func checkData(t *testing.T, id int64, d []byte, spec DataSpec) {
 	t.Helper()
 	n := len(d)
@@ -32,22 +29,6 @@ func checkData(t *testing.T, id int64, d []byte, spec DataSpec) {
 		if !strings.ContainsRune(base64Chars, rune(c)) {
 			t.Fatalf("row %d: data %q: random part has %q, not a base64 character", id, d, c)
 		}
-	}
-	if !bytes.Contains(randomPool, suffix) {
-		t.Fatalf("row %d: random part %q is not from the random pool", id, suffix)
-	}
-}
-
-func TestRandomPool(t *testing.T) {
-	if len(randomPool) != 64<<10 {
-		t.Fatalf("random pool has %d bytes, want %d", len(randomPool), 64<<10)
-	}
-	if _, err := base64.StdEncoding.DecodeString(string(randomPool)); err != nil {
-		t.Fatalf("random pool is not base64: %v", err)
-	}
-	// The largest random part (0.75 x 4000) fits with room for offsets.
-	if len(randomPool) < 4000 {
-		t.Fatal("random pool smaller than the largest data value")
 	}
 }
 
@@ -80,7 +61,7 @@ func TestFillRows(t *testing.T) {
 			t.Errorf("no row has data of length %d in [10, 20]", n)
 		}
 	}
-	// The random parts come from random places of the pool: the values differ.
+	// The random parts are drawn anew for each row: the values differ.
 	distinct := map[string]bool{}
 	for _, r := range rows {
 		distinct[string(r.Data)] = true
@@ -191,6 +172,55 @@ func TestFillSameSeedSameRows(t *testing.T) {
 		}
 		if x, y := a.PickIndex(), b.PickIndex(); x != y {
 			t.Fatalf("same seed, PickIndex %d vs %d", x, y)
+		}
+	}
+}
+
+// TestDataCharacters checks the random part's characters: uniform over base64's 64 symbols at
+// every position (those from the length's draw and those from fresh draws alike), and adjacent
+// positions independent, as characters read from the reference's pool of random base64 are.
+func TestDataCharacters(t *testing.T) {
+	const width, rows = 30, 20000 // 40 characters at 100%: 30 random, over four draws
+	g := genNew(11, DataSpec{Min: 40, Max: 40, RandomPct: 100})
+	batch := make([]Row, 1000)
+	var counts [width][64]int
+	pairs := [width - 1]map[[2]byte]bool{}
+	for i := range pairs {
+		pairs[i] = map[[2]byte]bool{}
+	}
+	for b := range rows / len(batch) {
+		g.Fill(batch, int64(b*len(batch)), 0)
+		for _, r := range batch {
+			suffix := r.Data[len(r.Data)-width:]
+			for i, c := range suffix {
+				k := strings.IndexByte(base64Chars, c)
+				if k < 0 {
+					t.Fatalf("data %q: %q is not a base64 character", r.Data, c)
+				}
+				counts[i][k]++
+				if i > 0 {
+					pairs[i-1][[2]byte{suffix[i-1], c}] = true
+				}
+			}
+		}
+	}
+	// Chi-square with 63 degrees of freedom: its 1-in-a-million quantile is about 130; a
+	// character drawn from too few or shared bits gives thousands.
+	const expected = float64(rows) / 64
+	for i := range counts {
+		chi2 := 0.0
+		for _, n := range counts[i] {
+			chi2 += (float64(n) - expected) * (float64(n) - expected) / expected
+		}
+		if chi2 > 130 {
+			t.Errorf("position %d: chi-square %.0f over the 64 symbols, want below 130: not uniform", i, chi2)
+		}
+	}
+	// 20000 independent pairs fill about 4065 of the 4096 cells; characters sharing bits fill
+	// at most a few hundred.
+	for i, seen := range pairs {
+		if len(seen) < 3900 {
+			t.Errorf("positions %d and %d: %d distinct pairs in %d rows, want at least 3900: not independent", i, i+1, len(seen), rows)
 		}
 	}
 }
