@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
@@ -227,6 +228,20 @@ func (d dialect) pointQuery(t string, n int) string {
 
 func (d dialect) tableStats(t string) string {
 	return fmt.Sprintf("SELECT count(*), coalesce(min(transactionid), 0), coalesce(max(transactionid), 0) FROM %s", t)
+}
+
+// stamp is a batch's dateandtime literal, formatted once a second rather than once a statement
+// (time.Format was 1.2% of dbperf's CPU in MariaDB's l.i0).
+type stamp struct {
+	sec  int64
+	text string
+}
+
+func (s *stamp) literal(sec int64) string {
+	if s.text == "" || s.sec != sec {
+		s.sec, s.text = sec, time.Unix(sec, 0).UTC().Format(time.DateTime)
+	}
+	return s.text
 }
 
 // appendInsertLiteral appends a multi-row INSERT with the values written out, as the reference

@@ -137,7 +137,8 @@ type pgConn struct {
 	sql    map[string]*tableSQL
 	stmts  map[string]string // prepared statement names by SQL text
 	args   []any
-	buf    []byte   // the last INSERT statement's text, reused
+	buf    []byte // the last INSERT statement's text, reused
+	ts     stamp
 	param  []byte   // text of the query parameters, reused
 	ends   []int    // where each parameter's text ends in param
 	params [][]byte // slices of param, one per parameter
@@ -173,8 +174,7 @@ func (c *pgConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
-	c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, false)
+	c.buf = appendInsertLiteral(c.buf[:0], t, rows, c.ts.literal(rows[0].DateAndTime), false)
 	if !c.noWire {
 		return c.wire.ExecSimple(ctx, c.buf)
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/dbperf/dbperf/internal/driver/wire"
@@ -54,6 +53,7 @@ type sqlConn struct {
 	sql   map[string]*tableSQL
 	args  []any
 	buf   []byte // the last literal statement's text, reused
+	ts    stamp
 	// prepared: queries and deletes as prepared statements (--prepared) instead of the
 	// reference's text; bounded: deletes keep an upper bound (shared table).
 	prepared, bounded bool
@@ -89,8 +89,7 @@ func (c *sqlConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
 		return nil
 	}
 	if c.d.literalInsert { // no arguments: the driver sends the text as it is, unprepared
-		ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
-		c.buf = appendInsertLiteral(c.buf[:0], t, rows, ts, true)
+		c.buf = appendInsertLiteral(c.buf[:0], t, rows, c.ts.literal(rows[0].DateAndTime), true)
 		if c.wire != nil {
 			_, err := c.wire.Exec(ctx, c.buf)
 			return err

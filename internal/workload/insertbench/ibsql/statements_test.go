@@ -3,6 +3,7 @@ package ibsql
 import (
 	"context"
 	"testing"
+	"time"
 
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
@@ -64,6 +65,18 @@ func TestMySQLStatementMode(t *testing.T) {
 		}
 		if prepared && got != 5 {
 			t.Errorf("--prepared prepared %d statements, want 5 (3 range, 1 point, 1 delete)", got)
+		}
+	}
+}
+
+// TestStampFollowsTheSecond checks the cached dateandtime literal: a new second gives a new
+// literal, in time.DateTime's form in UTC, and going back gives the older one again.
+func TestStampFollowsTheSecond(t *testing.T) {
+	var s stamp
+	for _, sec := range []int64{0, 1795363200, 1795363200, 1795363201, 1795363200, -1} {
+		want := time.Unix(sec, 0).UTC().Format(time.DateTime)
+		if got := s.literal(sec); got != want {
+			t.Fatalf("literal(%d) = %q, want %q", sec, got, want)
 		}
 	}
 }
