@@ -22,6 +22,7 @@ type Conn struct {
 	getLinks map[int]string    // by number of id2s
 	loads    map[[2]int]string // by table (0 links, 1 counts, 2 nodes) and rows
 	args     []any
+	scan     scanTarget
 }
 
 var _ lb.Conn = (*Conn)(nil)
@@ -167,7 +168,7 @@ func (c *Conn) DeleteLink(ctx context.Context, id1, linkType, id2, nowMs int64) 
 func (c *Conn) readLinks(ctx context.Context, q string, args []any, out []lb.Link) ([]lb.Link, error) {
 	err := c.c.query(ctx, q, args, func(r rows) error {
 		for r.Next() {
-			l, err := scanLink(r)
+			l, err := c.scan.scanLink(r)
 			if err != nil {
 				return err
 			}
@@ -250,7 +251,7 @@ func (c *Conn) GetNode(ctx context.Context, nodeType int32, id int64) (lb.Node, 
 	err := c.c.query(ctx, c.sql.getNode, []any{id}, func(r rows) error {
 		for r.Next() {
 			var err error
-			if n, err = scanNode(r); err != nil {
+			if n, err = c.scan.scanNode(r); err != nil {
 				return err
 			}
 			found = n.Type == nodeType

@@ -65,7 +65,7 @@ func (c *myWireConn) close() error {
 }
 
 // textRows reads a result set's text rows from the socket. Scan fills *int64 and *[]byte (the
-// value in place, valid until the next Next: scanLink and scanNode copy it), the types
+// value in place, valid until the next Next: scanTarget copies it), the types
 // LinkBench reads.
 type textRows struct{ wireRows }
 

@@ -156,7 +156,7 @@ const (
 
 // binRows reads a prepared statement's binary rows from the socket. Scan fills *int64 from
 // bigint, integer and smallint columns and *[]byte from bytea (in place, valid until the next
-// Next: scanLink and scanNode copy it), the types LinkBench reads.
+// Next: scanTarget copies it), the types LinkBench reads.
 type binRows struct {
 	wireRows
 	oids []uint32
