@@ -9,8 +9,8 @@
 // net.Conn does, deadlines included. Measured on MariaDB's range query: client CPU 37.8 -> 16.4
 // µs per statement (docs/performance.md, "dbperf beside C clients").
 //
-// ibsql's lean wire paths call Read and Write directly; the SQL targets wrap the connections
-// their drivers dial (Wrap), so pgx and go-sql-driver/mysql get them too.
+// driver/wire's lean paths use Calls directly; the SQL targets wrap the connections their
+// drivers dial (Wrap), so pgx and go-sql-driver/mysql get them too.
 package rawsock
 
 import (
@@ -21,18 +21,37 @@ import (
 	"unsafe"
 )
 
-// Read reads once into b from raw's socket, waiting on the poller while nothing is there.
-func Read(raw syscall.RawConn, b []byte) (int, error) {
+// Calls makes one socket's raw system calls. Its callbacks for RawConn are bound once, when it
+// is made: a closure made for each call captures the call's results, and they move to the heap,
+// six allocations a WriteRead and three a Read or Write (1% of dbperf's CPU in LinkBench's
+// request step, docs/performance.md). A Calls is for one goroutine at a time; a connection that
+// reads and writes from two keeps one for each direction.
+type Calls struct {
+	raw            syscall.RawConn
+	w, r           []byte // the call's buffers, nil between calls
+	nw, nr         int
+	errno          syscall.Errno
+	wrote, partial bool
+
+	read, write, exchange func(fd uintptr) bool
+}
+
+// NewCalls returns the calls for raw's socket.
+func NewCalls(raw syscall.RawConn) *Calls {
+	c := &Calls{raw: raw}
+	c.read, c.write, c.exchange = c.readFD, c.writeFD, c.exchangeFD
+	return c
+}
+
+// Read reads once into b from the socket, waiting on the poller while nothing is there.
+func (c *Calls) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := raw.Read(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
+	c.r, c.errno = b, 0
+	err := c.raw.Read(c.read)
+	n, errno := c.nr, c.errno
+	c.r = nil
 	if err == nil && errno != 0 {
 		return 0, errno
 	}
@@ -42,22 +61,31 @@ func Read(raw syscall.RawConn, b []byte) (int, error) {
 	return n, err
 }
 
-// Write writes some of b to raw's socket, waiting on the poller while its buffer is full.
-func Write(raw syscall.RawConn, b []byte) (int, error) {
+func (c *Calls) readFD(fd uintptr) bool {
+	r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.r[0])), uintptr(len(c.r)))
+	c.nr, c.errno = int(r), e
+	return e != syscall.EAGAIN
+}
+
+// Write writes some of b to the socket, waiting on the poller while its buffer is full.
+func (c *Calls) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := raw.Write(func(fd uintptr) bool {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		n, errno = int(r), e
-		return e != syscall.EAGAIN
-	})
+	c.w, c.errno = b, 0
+	err := c.raw.Write(c.write)
+	n, errno := c.nw, c.errno
+	c.w = nil
 	if err == nil && errno != 0 {
 		return 0, errno
 	}
 	return n, err
+}
+
+func (c *Calls) writeFD(fd uintptr) bool {
+	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.w[0])), uintptr(len(c.w)))
+	c.nw, c.errno = int(r), e
+	return e != syscall.EAGAIN
 }
 
 // WriteRead writes a request w and reads the start of its reply into r, saving the read that
@@ -75,36 +103,14 @@ func Write(raw syscall.RawConn, b []byte) (int, error) {
 // the rest and reads as usual. Otherwise nr bytes of the reply are in r, or err says why not:
 // io.EOF if the peer closed the connection, syscall.EINTR if the read was interrupted (read
 // again).
-func WriteRead(raw syscall.RawConn, w, r []byte) (nw, nr int, err error) {
+func (c *Calls) WriteRead(w, r []byte) (nw, nr int, err error) {
 	if len(w) == 0 || len(r) == 0 {
 		panic("rawsock.WriteRead: nothing to write or no room to read")
 	}
-	var errno syscall.Errno
-	wrote, partial := false, false
-	err = raw.Read(func(fd uintptr) bool {
-		if !wrote {
-			wrote = true
-			for {
-				n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w[0])), uintptr(len(w)))
-				switch {
-				case e == syscall.EINTR:
-					continue
-				case e == syscall.EAGAIN:
-					partial = true
-					return true
-				case e != 0:
-					errno = e
-					return true
-				}
-				nw = int(n)
-				partial = nw < len(w)
-				return partial // all written: wait for the reply
-			}
-		}
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r[0])), uintptr(len(r)))
-		nr, errno = int(n), e
-		return e != syscall.EAGAIN
-	})
+	c.w, c.r, c.nw, c.nr, c.errno, c.wrote, c.partial = w, r, 0, 0, 0, false, false
+	err = c.raw.Read(c.exchange)
+	nw, nr, errno, partial := c.nw, c.nr, c.errno, c.partial
+	c.w, c.r = nil, nil
 	switch {
 	case err != nil:
 		return nw, 0, err
@@ -118,11 +124,37 @@ func WriteRead(raw syscall.RawConn, w, r []byte) (nw, nr int, err error) {
 	return nw, nr, nil
 }
 
+func (c *Calls) exchangeFD(fd uintptr) bool {
+	if !c.wrote {
+		c.wrote = true
+		for {
+			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.w[0])), uintptr(len(c.w)))
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				c.partial = true
+				return true
+			case e != 0:
+				c.errno = e
+				return true
+			}
+			c.nw = int(n)
+			c.partial = c.nw < len(c.w)
+			return c.partial // all written: wait for the reply
+		}
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.r[0])), uintptr(len(c.r)))
+	c.nr, c.errno = int(n), e
+	return e != syscall.EAGAIN
+}
+
 // Conn is a TCP or Unix connection whose Read and Write are Read and Write above; everything
 // else (deadlines, Close, addresses, SyscallConn) is the connection's own.
 type Conn struct {
 	net.Conn
-	raw syscall.RawConn
+	raw    syscall.RawConn
+	rd, wr *Calls // net.Conn's Read and Write may run at the same time, on two goroutines
 }
 
 // Off is the DBPERF_RAWSOCK=off switch: Wrap leaves connections as they are, for A/B runs.
@@ -143,7 +175,7 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &Conn{Conn: c, raw: raw}
+	return &Conn{Conn: c, raw: raw, rd: NewCalls(raw), wr: NewCalls(raw)}
 }
 
 // Unwrap returns the connection Wrap wrapped, or c.
@@ -160,7 +192,7 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) { return c.raw, nil }
 // Read implements net.Conn; interrupted calls are retried, errors wrapped as net.Conn's are.
 func (c *Conn) Read(b []byte) (int, error) {
 	for {
-		n, err := Read(c.raw, b)
+		n, err := c.rd.Read(b)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -176,7 +208,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 func (c *Conn) Write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := Write(c.raw, b[done:])
+		n, err := c.wr.Write(b[done:])
 		done += max(n, 0)
 		switch {
 		case err == syscall.EINTR:

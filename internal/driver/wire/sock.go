@@ -21,7 +21,7 @@ import (
 // nc's with raw nil (the DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
 type Sock struct {
 	nc   net.Conn
-	raw  syscall.RawConn
+	raw  *rawsock.Calls
 	rbuf []byte
 	r, n int
 }
@@ -31,7 +31,9 @@ type Sock struct {
 func NewSock(nc net.Conn, poll bool) Sock {
 	s := Sock{nc: rawsock.Unwrap(nc), rbuf: make([]byte, 16<<10)}
 	if sc, ok := nc.(syscall.Conn); ok && !poll {
-		s.raw, _ = sc.SyscallConn()
+		if raw, err := sc.SyscallConn(); err == nil {
+			s.raw = rawsock.NewCalls(raw)
+		}
 	}
 	return s
 }
@@ -44,7 +46,7 @@ func (s *Sock) writeAll(b []byte) error {
 		if s.raw == nil {
 			n, err = s.nc.Write(b)
 		} else {
-			n, err = rawsock.Write(s.raw, b)
+			n, err = s.raw.Write(b)
 		}
 		if err == syscall.EINTR {
 			continue
@@ -58,13 +60,13 @@ func (s *Sock) writeAll(b []byte) error {
 }
 
 // Exchange writes all of b, a request, and reads the first bytes of its reply. With raw system
-// calls and nothing unread it writes inside the first read's wait (rawsock.WriteRead), which
+// calls and nothing unread it writes inside the first read's wait (rawsock's WriteRead), which
 // saves a read system call that would find nothing: 1.5 µs of a 100-row INSERT's 30 µs of
 // client CPU on MariaDB (BenchmarkHotMariaDB/insert100, docs/performance.md).
 func (s *Sock) Exchange(b []byte) error {
 	if s.raw != nil && s.r == s.n {
 		s.r, s.n = 0, 0
-		nw, nr, err := rawsock.WriteRead(s.raw, b, s.rbuf)
+		nw, nr, err := s.raw.WriteRead(b, s.rbuf)
 		switch {
 		case nw < len(b) && err == nil: // the socket took only part: go on as usual
 			b = b[nw:]
@@ -100,7 +102,7 @@ func (s *Sock) Fill(n int) error {
 		if s.raw == nil {
 			m, err = s.nc.Read(s.rbuf[s.n:])
 		} else {
-			m, err = rawsock.Read(s.raw, s.rbuf[s.n:])
+			m, err = s.raw.Read(s.rbuf[s.n:])
 		}
 		s.n += max(m, 0)
 		switch {

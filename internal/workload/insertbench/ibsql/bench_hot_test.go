@@ -186,6 +186,7 @@ func BenchmarkInsertText(b *testing.B) {
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			rows := make([]ib.Row, 100)
 			var buf, evict []byte
+			var ts stamp
 			if cold {
 				evict = make([]byte, 64<<20)
 			}
@@ -198,8 +199,7 @@ func BenchmarkInsertText(b *testing.B) {
 					b.StartTimer()
 				}
 				gen.Fill(rows, int64(i)*100+1, 1795363200)
-				ts := time.Unix(rows[0].DateAndTime, 0).UTC().Format(time.DateTime)
-				buf = appendInsertLiteral(buf[:0], "bench_hot_l0", rows, ts, true)
+				buf = appendInsertLiteral(buf[:0], "bench_hot_l0", rows, ts.literal(rows[0].DateAndTime), true)
 			}
 		})
 	}
