@@ -99,10 +99,10 @@ func TestWrapPipe(t *testing.T) {
 	}
 }
 
-// TestWriteRead: a request answered at once and one answered late both come back (the wait after
-// the write inside the read callback misses neither); a request larger than the socket buffers
-// returns partial for the caller to finish; a peer that closes gives io.EOF.
-func TestWriteRead(t *testing.T) {
+// callsPair is pair's client wrapped, with Calls on its socket; it skips the test when
+// DBPERF_RAWSOCK=off leaves connections unwrapped.
+func callsPair(t *testing.T) (client, server net.Conn, calls *Calls) {
+	t.Helper()
 	if Off {
 		t.Skip("DBPERF_RAWSOCK=off: nothing is wrapped")
 	}
@@ -111,7 +111,14 @@ func TestWriteRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := NewCalls(raw)
+	return c, s, NewCalls(raw)
+}
+
+// TestWriteRead: a request answered at once and one answered late both come back (the wait after
+// the write inside the read callback misses neither); a request larger than the socket buffers
+// returns partial for the caller to finish; a peer that closes gives io.EOF.
+func TestWriteRead(t *testing.T) {
+	c, s, calls := callsPair(t)
 	buf := make([]byte, 64)
 	for _, delay := range []time.Duration{0, 0, 20 * time.Millisecond, 0} {
 		go func() {
@@ -177,15 +184,7 @@ func TestWriteRead(t *testing.T) {
 // per call allocated six objects a WriteRead and three a Read or Write. The average over many
 // calls allows for a stray allocation by the runtime.
 func TestCallsDoNotAllocate(t *testing.T) {
-	if Off {
-		t.Skip("DBPERF_RAWSOCK=off: nothing is wrapped")
-	}
-	c, s := pair(t)
-	raw, err := c.(*Conn).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := NewCalls(raw)
+	c, s, calls := callsPair(t)
 	req, reply, buf := []byte("ping"), []byte("pong"), make([]byte, 64)
 	done := make(chan struct{})
 	go func() { // the server: a reply for each request
