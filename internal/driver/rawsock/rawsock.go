@@ -48,7 +48,7 @@ func (c *Calls) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.r, c.errno = b, 0
+	c.r, c.nr, c.errno = b, 0, 0 // the last call's results must not stand if this one makes none
 	err := c.raw.Read(c.read)
 	n, errno := c.nr, c.errno
 	c.r = nil
@@ -72,7 +72,7 @@ func (c *Calls) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.w, c.errno = b, 0
+	c.w, c.nw, c.errno = b, 0, 0
 	err := c.raw.Write(c.write)
 	n, errno := c.nw, c.errno
 	c.w = nil

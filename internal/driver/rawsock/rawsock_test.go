@@ -224,3 +224,26 @@ func TestCallsDoNotAllocate(t *testing.T) {
 	c.Close()
 	<-done
 }
+
+// TestCallsFailWithNothing: a call that fails before its system call (a deadline already past)
+// reports no bytes, not the previous call's count, which a caller would take as data.
+func TestCallsFailWithNothing(t *testing.T) {
+	c, s, calls := callsPair(t)
+	buf := make([]byte, 64)
+	if _, err := s.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := calls.Read(buf); err != nil || n != 5 {
+		t.Fatalf("first read: %d bytes, %v", n, err)
+	}
+	if n, err := calls.Write([]byte("hello")); err != nil || n != 5 {
+		t.Fatalf("first write: %d bytes, %v", n, err)
+	}
+	c.SetDeadline(time.Now().Add(-time.Second))
+	if n, err := calls.Read(buf); err == nil || n != 0 {
+		t.Errorf("read past its deadline: %d bytes, %v; want 0 and a timeout", n, err)
+	}
+	if n, err := calls.Write([]byte("x")); err == nil || n != 0 {
+		t.Errorf("write past its deadline: %d bytes, %v; want 0 and a timeout", n, err)
+	}
+}
