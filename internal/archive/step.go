@@ -156,7 +156,7 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 	for o, op := range w.ops {
 		a := &iv.Ops[o]
 		w.totals[o] += a.Units
-		p99, max := a.Hist.ValueAtQuantile(99), a.Hist.Max()
+		p99, max := a.Hist.ValueAtPercentile(99), a.Hist.Max()
 		row = append(row,
 			strconv.FormatFloat(iv.PerSec(measure.Op(o)), 'f', 1, 64),
 			strconv.FormatInt(w.totals[o], 10),
@@ -168,7 +168,7 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 			a.Hist.SetTag(op.Name)
 			a.Hist.SetStartTimeMs(iv.Start.UnixMilli())
 			a.Hist.SetEndTimeMs(iv.End.UnixMilli())
-			if err := w.hlog.OutputIntervalHistogram(a.Hist); err != nil {
+			if err := w.hlog.OutputIntervalPackedHistogram(a.Hist); err != nil {
 				return err
 			}
 		}

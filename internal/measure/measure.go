@@ -44,9 +44,21 @@ const (
 	sigDigits = 3
 )
 
-// NewHistogram returns an empty latency histogram with the bounds every part of dbperf uses, so
-// any two can be merged.
+// NewHistogram returns an empty dense latency histogram with the bounds every part of dbperf
+// uses, so any two can be merged. Dense histograms are for recording: a value is one array
+// increment. Everything downstream of a Recorder holds packed ones (NewPacked).
 func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigits) }
+
+// NewPacked returns an empty packed latency histogram with NewHistogram's bounds.
+//
+// Intervals and step totals are packed (sparse): every second each op type's histogram is
+// merged twice, its maximum read by the live line, the archive and the log writer, and it is
+// encoded for the interval log. On a dense histogram each of those walks every bucket up to
+// the largest value, ~17,000 for a 100 ms outlier, at ~15 ns a bucket; with LinkBench's ten op
+// types that was 16% of the client's user CPU in its request step. On a packed one they cost
+// in proportion to the buckets in use, a few hundred, and Max is one lookup
+// (docs/performance.md, "sixth round").
+func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowestNs, highestNs, sigDigits) }
 
 // Recorder is one worker's recording point. Record is called from the worker's goroutine, Drain
 // from the ticker's. Drain swaps the worker's counters for an empty set under the lock and merges
@@ -55,13 +67,19 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigi
 // its workload's op types costs little memory and no second allocates.
 type Recorder struct {
 	mu     sync.Mutex
-	active []OpInterval // written by Record
-	spare  []OpInterval // merged by Drain, then reset; swapped with active once an interval
+	active []counts // written by Record
+	spare  []counts // merged by Drain, then reset; swapped with active once an interval
+}
+
+// counts is what one worker recorded of one op type since the last Drain, in dense histograms.
+type counts struct {
+	hist, service             *hdr.Histogram // nil until the op type's first record
+	units, statements, errors int64
 }
 
 // NewRecorder returns a recorder for a step of n op types.
 func NewRecorder(n int) *Recorder {
-	return &Recorder{active: make([]OpInterval, n), spare: make([]OpInterval, n)}
+	return &Recorder{active: make([]counts, n), spare: make([]counts, n)}
 }
 
 // clamp keeps a latency within the histogram's bounds.
@@ -74,12 +92,12 @@ func (r *Recorder) Record(op Op, latency time.Duration, units int64) {
 	v := clamp(latency)
 	r.mu.Lock()
 	c := &r.active[op]
-	if c.Hist == nil {
-		c.Hist = NewHistogram()
+	if c.hist == nil {
+		c.hist = NewHistogram()
 	}
-	c.Hist.RecordValue(v) // cannot fail: v is within bounds
-	c.Units += units
-	c.Statements++
+	c.hist.RecordValue(v) // cannot fail: v is within bounds
+	c.units += units
+	c.statements++
 	r.mu.Unlock()
 }
 
@@ -89,17 +107,17 @@ func (r *Recorder) RecordService(op Op, service time.Duration) {
 	v := clamp(service)
 	r.mu.Lock()
 	c := &r.active[op]
-	if c.Service == nil {
-		c.Service = NewHistogram()
+	if c.service == nil {
+		c.service = NewHistogram()
 	}
-	c.Service.RecordValue(v)
+	c.service.RecordValue(v)
 	r.mu.Unlock()
 }
 
 // Error counts one failed attempt of op.
 func (r *Recorder) Error(op Op) {
 	r.mu.Lock()
-	r.active[op].Errors++
+	r.active[op].errors++
 	r.mu.Unlock()
 }
 
@@ -117,26 +135,34 @@ func (r *Recorder) Drain(iv *Interval) {
 	}
 	for o := range r.spare {
 		c := &r.spare[o]
-		if c.Hist == nil && c.Errors == 0 {
+		if c.hist == nil && c.errors == 0 {
 			continue
 		}
-		iv.Ops[o].add(c)
-		if c.Hist != nil {
-			c.Hist.Reset()
+		a := &iv.Ops[o]
+		if c.hist != nil {
+			a.Hist.MergeFrom(c.hist) // one pass over the dense counts, no walk of values
+			c.hist.Reset()
 		}
-		if c.Service != nil {
-			c.Service.Reset()
+		if c.service != nil {
+			if a.Service == nil {
+				a.Service = NewPacked()
+			}
+			a.Service.MergeFrom(c.service)
+			c.service.Reset()
 		}
-		c.Units, c.Statements, c.Errors = 0, 0, 0
+		a.Units += c.units
+		a.Statements += c.statements
+		a.Errors += c.errors
+		c.units, c.statements, c.errors = 0, 0, 0
 	}
 }
 
 // OpInterval is what one op type did during one interval (or a whole step, when cumulative).
 type OpInterval struct {
-	Hist *hdr.Histogram // response time: from the intended start
+	Hist *hdr.PackedHistogram // response time: from the intended start
 	// Service is the service time of open-loop operations (from the actual send), nil where
 	// none was recorded: in a closed loop the two are the same.
-	Service    *hdr.Histogram
+	Service    *hdr.PackedHistogram
 	Units      int64 // rows or queries done
 	Statements int64 // operations timed
 	Errors     int64 // failed attempts (each retried or fatal)
@@ -149,7 +175,7 @@ func (a *OpInterval) add(other *OpInterval) {
 	}
 	if other.Service != nil {
 		if a.Service == nil {
-			a.Service = NewHistogram()
+			a.Service = NewPacked()
 		}
 		a.Service.Merge(other.Service)
 	}
@@ -175,7 +201,7 @@ type Interval struct {
 func NewInterval(n int) *Interval {
 	iv := &Interval{Ops: make([]OpInterval, n)}
 	for i := range iv.Ops {
-		iv.Ops[i].Hist = NewHistogram()
+		iv.Ops[i].Hist = NewPacked()
 	}
 	return iv
 }

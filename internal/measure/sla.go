@@ -64,24 +64,24 @@ type SLACheck struct {
 }
 
 // Interval judges one interval's histogram of the SLA's op type.
-func (c *SLACheck) Interval(h *hdr.Histogram) {
+func (c *SLACheck) Interval(h *hdr.PackedHistogram) {
 	if h.TotalCount() == 0 {
 		return
 	}
 	c.judged++
-	if h.ValueAtQuantile(c.SLA.Percentile) > int64(c.SLA.Bound) {
+	if h.ValueAtPercentile(c.SLA.Percentile) > int64(c.SLA.Bound) {
 		c.violated++
 	}
 }
 
 // Result judges the whole step's histogram over its seconds.
-func (c *SLACheck) Result(h *hdr.Histogram, seconds float64) SLAResult {
+func (c *SLACheck) Result(h *hdr.PackedHistogram, seconds float64) SLAResult {
 	r := SLAResult{SLA: c.SLA.String(), ViolatedSeconds: c.violated, Seconds: c.judged}
 	total := h.TotalCount()
 	if total == 0 {
 		return r
 	}
-	v := h.ValueAtQuantile(c.SLA.Percentile)
+	v := h.ValueAtPercentile(c.SLA.Percentile)
 	r.ValueUs = Round(Micros(v), 3)
 	r.Met = v <= int64(c.SLA.Bound)
 	within := CountAtOrBelow(h, int64(c.SLA.Bound))
@@ -94,12 +94,13 @@ func (c *SLACheck) Result(h *hdr.Histogram, seconds float64) SLAResult {
 
 // CountAtOrBelow counts the histogram's values at or below v (ns). A bar is counted by its
 // lowest equivalent value, within the histogram's 0.1% precision of every value in it.
-func CountAtOrBelow(h *hdr.Histogram, v int64) int64 {
+func CountAtOrBelow(h *hdr.PackedHistogram, v int64) int64 {
 	var n int64
-	for _, bar := range h.Distribution() {
-		if bar.Count > 0 && bar.From <= v {
-			n += bar.Count
+	for from, count := range h.ForEachBucket {
+		if from > v {
+			break
 		}
+		n += count
 	}
 	return n
 }

@@ -34,9 +34,9 @@ func TestParseSLA(t *testing.T) {
 // 200/3 s, 66.7%, and the step's p99 (150ms) misses it.
 func TestSLAArithmetic(t *testing.T) {
 	check := measure.SLACheck{SLA: measure.SLA{Op: "q", Percentile: 99, Bound: 100 * time.Millisecond}}
-	total := measure.NewHistogram()
+	total := measure.NewPacked()
 	for sec := range 3 {
-		h := measure.NewHistogram()
+		h := measure.NewPacked()
 		for i := 1; i <= 100; i++ {
 			v := time.Duration(i) * time.Millisecond
 			if sec == 1 {
@@ -47,7 +47,7 @@ func TestSLAArithmetic(t *testing.T) {
 		check.Interval(h)
 		total.Merge(h)
 	}
-	check.Interval(measure.NewHistogram()) // an idle second is not judged
+	check.Interval(measure.NewPacked()) // an idle second is not judged
 	r := check.Result(total, 3)
 	if r.Met || r.ViolatedSeconds != 1 || r.Seconds != 3 || r.GoodputPerSec != 66.667 || r.WithinPct != 66.667 {
 		t.Errorf("%+v; want not met, 1 of 3 seconds violated, goodput 66.667/s, 66.667%% within", r)

@@ -65,10 +65,10 @@ type Latency struct {
 }
 
 // latencyOf computes a histogram's figures.
-func latencyOf(h *hdr.Histogram) Latency {
-	p := h.ValueAtPercentiles([]float64{50, 90, 99, 99.9, 99.99})
-	return Latency{MeanUs: Round(h.Mean()/1e3, 3), P50Us: Round(Micros(p[50]), 3), P90Us: Round(Micros(p[90]), 3),
-		P99Us: Round(Micros(p[99]), 3), P999Us: Round(Micros(p[99.9]), 3), P9999Us: Round(Micros(p[99.99]), 3), MaxUs: Round(Micros(h.Max()), 3)}
+func latencyOf(h *hdr.PackedHistogram) Latency {
+	p := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
+	return Latency{MeanUs: Round(h.Mean()/1e3, 3), P50Us: Round(Micros(p[0]), 3), P90Us: Round(Micros(p[1]), 3),
+		P99Us: Round(Micros(p[2]), 3), P999Us: Round(Micros(p[3]), 3), P9999Us: Round(Micros(p[4]), 3), MaxUs: Round(Micros(h.Max()), 3)}
 }
 
 // Summarize computes the figures of one op type over seconds of wall time.
@@ -93,20 +93,17 @@ func Summarize(o *OpInterval, seconds float64) OpSummary {
 // ReferenceBuckets counts the histogram's values into the Insert Benchmark's buckets.
 // A histogram bar is attributed by its lowest equivalent value, which is within the
 // histogram's 0.1% precision of every value in it.
-func ReferenceBuckets(h *hdr.Histogram) []Bucket {
+func ReferenceBuckets(h *hdr.PackedHistogram) []Bucket {
 	out := make([]Bucket, len(referenceBuckets))
 	for i, b := range referenceBuckets {
 		out[i].UpTo = b.name
 	}
-	for _, bar := range h.Distribution() {
-		if bar.Count == 0 {
-			continue
-		}
+	for from, count := range h.ForEachBucket { // each bar's lowest equivalent value
 		i := 0
-		for bar.From > referenceBuckets[i].ns {
+		for from > referenceBuckets[i].ns {
 			i++
 		}
-		out[i].Count += bar.Count
+		out[i].Count += count
 	}
 	return out
 }

@@ -84,7 +84,7 @@ func TestSummarizeUniform(t *testing.T) {
 }
 
 func TestSummarizeEmpty(t *testing.T) {
-	a := &measure.OpInterval{Hist: measure.NewHistogram(), Errors: 3}
+	a := &measure.OpInterval{Hist: measure.NewPacked(), Errors: 3}
 	for _, tt := range []struct {
 		name    string
 		seconds float64

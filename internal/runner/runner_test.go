@@ -46,19 +46,20 @@ func assertLatencies(t *testing.T, a *measure.OpInterval, want []time.Duration) 
 	if a == nil {
 		t.Fatal("no op row")
 	}
-	h := measure.NewHistogram()
+	h := measure.NewPacked()
 	for _, l := range want {
 		if err := h.RecordValue(int64(l)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !a.Hist.Equals(h) {
-		var got []string
-		for _, b := range a.Hist.Distribution() {
-			if b.Count > 0 {
-				got = append(got, fmt.Sprintf("%d×%v", b.Count, time.Duration(b.From)))
-			}
-		}
+	var got, wanted []string
+	for from, count := range a.Hist.ForEachBucket {
+		got = append(got, fmt.Sprintf("%d×%v", count, time.Duration(from)))
+	}
+	for from, count := range h.ForEachBucket {
+		wanted = append(wanted, fmt.Sprintf("%d×%v", count, time.Duration(from)))
+	}
+	if !slices.Equal(got, wanted) {
 		t.Errorf("latencies recorded: %v; want %v", got, want)
 	}
 }

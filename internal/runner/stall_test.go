@@ -45,11 +45,11 @@ func TestStallOpenLoop(t *testing.T) {
 			}
 		}
 		near("max response time", time.Duration(h.Max()), time.Second)
-		near("p99.9 response time", time.Duration(h.ValueAtQuantile(99.9)), 990*time.Millisecond)
+		near("p99.9 response time", time.Duration(h.ValueAtPercentile(99.9)), 990*time.Millisecond)
 		// The service time (from the send) of the first operation after the stall's start
 		// holds the stall too, but it is one of 4 workers' operations: p99.9 of service time
 		// stays near 100µs while p99.9 of response time is 990 ms.
-		if s := res.Total.Ops[opQuery].Service; s == nil || time.Duration(s.ValueAtQuantile(99.9)) > time.Millisecond {
+		if s := res.Total.Ops[opQuery].Service; s == nil || time.Duration(s.ValueAtPercentile(99.9)) > time.Millisecond {
 			t.Errorf("service time p99.9 %v, want about 100µs: only 4 operations were in service during the stall", s)
 		}
 	})
@@ -75,7 +75,7 @@ func TestStallClosedLoop(t *testing.T) {
 		if max := time.Duration(h.Max()); max < 900*time.Millisecond {
 			t.Errorf("max %v: the stall is not even in the max", max)
 		}
-		if p := time.Duration(h.ValueAtQuantile(99.9)); p > time.Millisecond {
+		if p := time.Duration(h.ValueAtPercentile(99.9)); p > time.Millisecond {
 			t.Errorf("p99.9 %v: a closed loop was expected to hide the stall below 1 ms", p)
 		}
 		if n := h.TotalCount(); n < 300_000 {

@@ -190,7 +190,7 @@ func (l *compactLine) print(iv *measure.Interval) {
 	for o := range iv.Ops {
 		a := &iv.Ops[o]
 		l.errs += a.Errors
-		p99 = max(p99, a.Hist.ValueAtQuantile(99))
+		p99 = max(p99, a.Hist.ValueAtPercentile(99))
 		worst = max(worst, a.Hist.Max())
 		if !containsOp(l.shown, measure.Op(o)) {
 			otherRate += iv.PerSec(measure.Op(o))
