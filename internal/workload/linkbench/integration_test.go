@@ -119,11 +119,15 @@ func TestSameResultsOnEveryTarget(t *testing.T) {
 			cfg.Requesters, cfg.Requests = 1, 3000
 			clock := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 			cfg.Now = func() time.Time { return clock }
+			cfg.SumResults = true
 			b, err := lb.New(cfg, st)
 			if err != nil {
 				t.Fatal(err)
 			}
 			run(t, tg, b)
+			if b.ResultSum() == fnv.New64a().Sum64() {
+				t.Fatal("ResultSum is the hash of nothing: no result was hashed")
+			}
 			results[name] = result{tables: digest(t, st), reads: b.ResultSum()}
 		})
 	}

@@ -86,7 +86,7 @@ type requester struct {
 	nodeAd *motif
 	hist   history
 	stats  reqStats
-	sum    hash.Hash64 // of every result read, for the same-results test
+	sum    hash.Hash64 // of every result read, for the same-results test; nil unless Config.SumResults
 
 	// The prepared operation.
 	op      reqOp
@@ -99,9 +99,13 @@ type requester struct {
 }
 
 func newRequester(b *Bench, conn Conn, rng *rand.Rand) *requester {
-	return &requester{b: b, conn: conn, rng: rng, mix: b.mix, linkUp: linkMotif(), linkAd: linkMotif(),
+	r := &requester{b: b, conn: conn, rng: rng, mix: b.mix, linkUp: linkMotif(), linkAd: linkMotif(),
 		nodeUp: nodeMotif(), nodeAd: nodeMotif(), hist: history{index: map[pair]int{}},
-		stats: reqStats{touched: map[pair]struct{}{}}, sum: fnv.New64a()}
+		stats: reqStats{touched: map[pair]struct{}{}}}
+	if b.cfg.SumResults {
+		r.sum = fnv.New64a()
+	}
+	return r
 }
 
 // do is the requester's runner.DoFunc.
@@ -221,7 +225,7 @@ func (r *requester) exec(ctx context.Context) error {
 	case opGetNode:
 		var n Node
 		var found bool
-		if n, found, err = c.GetNode(ctx, r.node.Type, r.node.ID); err == nil && found {
+		if n, found, err = c.GetNode(ctx, r.node.Type, r.node.ID); err == nil && found && r.sum != nil {
 			r.hashInt(n.ID, n.Version, n.Time)
 			r.sum.Write(n.Data)
 		}
@@ -263,6 +267,9 @@ func (r *requester) linkList(ctx context.Context) error {
 func (l Link) key() Link { return Link{ID1: l.ID1, LinkType: l.LinkType, Time: l.Time} }
 
 func (r *requester) hashInt(vs ...int64) {
+	if r.sum == nil {
+		return
+	}
 	for _, v := range vs {
 		for i := range r.scratch {
 			r.scratch[i] = byte(v >> (8 * i))
@@ -272,6 +279,9 @@ func (r *requester) hashInt(vs ...int64) {
 }
 
 func (r *requester) hashLinks(ls []Link) {
+	if r.sum == nil {
+		return
+	}
 	for i := range ls {
 		l := &ls[i]
 		r.hashInt(l.ID1, l.LinkType, l.ID2, int64(l.Visibility), l.Time, l.Version)
