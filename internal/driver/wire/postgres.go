@@ -344,8 +344,11 @@ func (w *Postgres) decodeRow(body []byte) ([][]byte, error) {
 func commandRows(tag []byte) int64 {
 	tag = bytes.TrimRight(tag, "\x00")
 	i := bytes.LastIndexByte(tag, ' ')
+	if i < 0 { // BEGIN, COMMIT: not parsed, as a failed parse allocates its error
+		return 0
+	}
 	n, err := strconv.ParseInt(string(tag[i+1:]), 10, 64)
-	if i < 0 || err != nil {
+	if err != nil {
 		return 0
 	}
 	return n
