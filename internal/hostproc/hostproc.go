@@ -4,7 +4,11 @@
 package hostproc
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/prometheus/procfs"
 )
@@ -73,8 +77,47 @@ func All() []int {
 	return pids
 }
 
-// Children lists a process's children in pid order.
+// Children lists a process's children in pid order. The monitor asks every second for the
+// DBMS's, so it reads the kernel's list of each of the process's threads' children
+// (/proc/PID/task/TID/children: one file for PostgreSQL's single-threaded postmaster) rather
+// than every process's stat file (BenchmarkChildren); it scans when the kernel keeps no such
+// list (CONFIG_PROC_CHILDREN unset).
 func Children(parent int) []int {
+	if kids, ok := childLists(parent); ok {
+		return kids
+	}
+	return scanChildren(parent)
+}
+
+// childLists reads the children of each of parent's threads; false when the kernel has no
+// such lists or parent is gone.
+func childLists(parent int) ([]int, bool) {
+	dir := filepath.Join(procfs.DefaultMountPoint, strconv.Itoa(parent), "task")
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "children"))
+		if err != nil {
+			if t.Name() == strconv.Itoa(parent) {
+				return nil, false // the main thread's list: missing means no lists at all
+			}
+			continue // a thread that ended since it was listed
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// scanChildren finds parent's children by reading every process's parent.
+func scanChildren(parent int) []int {
 	f, err := fs()
 	if err != nil {
 		return nil
