@@ -71,7 +71,8 @@ type Conn interface {
 	// its count (never below 0), in one transaction; found tells whether the link exists.
 	DeleteLink(ctx context.Context, id1, linkType, id2, nowMs int64) (found bool, err error)
 	// GetLinks is MULTIGET_LINK: the links of (id1, linkType) among id2s, visible or not, in
-	// id2 order, appended to out.
+	// id2 order, appended to out. Both link reads may reuse the Data arrays of the elements
+	// between len(out) and cap(out): pass a slice whose spare elements nobody still holds.
 	GetLinks(ctx context.Context, id1, linkType int64, id2s []int64, out []Link) ([]Link, error)
 	// GetLinkList is GET_LINKS_LIST: visible links of (id1, linkType) with minTime <= time <=
 	// maxTime, newest first (ties by id2, highest first), skipping offset, at most limit.

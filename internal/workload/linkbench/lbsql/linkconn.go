@@ -168,11 +168,15 @@ func (c *Conn) DeleteLink(ctx context.Context, id1, linkType, id2, nowMs int64) 
 func (c *Conn) readLinks(ctx context.Context, q string, args []any, out []lb.Link) ([]lb.Link, error) {
 	err := c.c.query(ctx, q, args, func(r rows) error {
 		for r.Next() {
-			l, err := c.scan.scanLink(r)
-			if err != nil {
+			if len(out) < cap(out) {
+				out = out[:len(out)+1] // the element keeps its Data array for scanLink to reuse
+			} else {
+				out = append(out, lb.Link{})
+			}
+			if err := c.scan.scanLink(r, &out[len(out)-1]); err != nil {
+				out = out[:len(out)-1]
 				return err
 			}
-			out = append(out, l)
 		}
 		return nil
 	})

@@ -156,8 +156,8 @@ func (s *Store) ScanLinks(ctx context.Context, fn func(lb.Link) error) error {
 	return s.scan(ctx, scanLinksSQL, func(r rows) error {
 		var t scanTarget
 		for r.Next() {
-			l, err := t.scanLink(r)
-			if err != nil {
+			var l lb.Link // new each row: fn may keep it
+			if err := t.scanLink(r, &l); err != nil {
 				return err
 			}
 			if err := fn(l); err != nil {
@@ -229,18 +229,22 @@ type scanTarget struct {
 	link, node []any // the destinations, pointing into the fields above
 }
 
-func (s *scanTarget) scanLink(r rows) (lb.Link, error) {
+// scanLink reads a link row into l. Its data goes into l.Data's array when that is large
+// enough: readLinks passes the elements of the caller's reused slice, so a page of links
+// allocates nothing once the slice has held as long a page.
+func (s *scanTarget) scanLink(r rows, l *lb.Link) error {
 	if s.link == nil {
 		s.link = []any{&s.l.ID1, &s.l.ID2, &s.l.LinkType, &s.vis, &s.data, &s.l.Time, &s.l.Version}
 	}
 	s.l, s.vis, s.data = lb.Link{}, 0, nil // a column Scan leaves alone is zero, as before
 	err := r.Scan(s.link...)
-	l := s.l
-	l.Visibility, l.Data = int8(s.vis), slices.Clone(s.data)
+	data := l.Data[:0]
+	*l = s.l
+	l.Visibility, l.Data = int8(s.vis), append(data, s.data...) // a copy: s.data may be the driver's buffer
 	if l.Data == nil {
 		l.Data = []byte{}
 	}
-	return l, err
+	return err
 }
 
 func (s *scanTarget) scanNode(r rows) (lb.Node, error) {
