@@ -277,3 +277,29 @@ func TestDataSizes(t *testing.T) {
 		t.Errorf("%d of %d links empty, expected ~0.28%%", empty, n)
 	}
 }
+
+// TestTouchListsPairs: the pairs a requester wrote come out once each, whether or not the list
+// was compacted while it grew; past maxTouched distinct pairs the rest are lost, and said to be.
+func TestTouchListsPairs(t *testing.T) {
+	r := &requester{}
+	for i := range 3 * maxTouched { // a compaction at 2*maxTouched; 1,000 pairs written over and over
+		r.touch(&Link{ID1: int64(i%500) + 1, LinkType: FirstLinkType + int64(i/500%2)})
+	}
+	got := compactTouched(r.stats.touched)
+	if len(got) != 1000 || r.stats.touchedLost {
+		t.Fatalf("%d pairs listed (lost %v), want 1000", len(got), r.stats.touchedLost)
+	}
+	for i, p := range got {
+		if want := (pair{int64(i/2) + 1, FirstLinkType + int64(i%2)}); p != want {
+			t.Fatalf("pair %d = %v, want %v", i, p, want)
+		}
+	}
+	r = &requester{}
+	for i := range 2*maxTouched + 1 {
+		r.touch(&Link{ID1: int64(i), LinkType: FirstLinkType})
+	}
+	if !r.stats.touchedLost || len(r.stats.touched) != 2*maxTouched {
+		t.Errorf("after %d distinct pairs: lost %v, %d listed; want lost, the %d distinct ones compacted", 2*maxTouched+1,
+			r.stats.touchedLost, len(r.stats.touched), 2*maxTouched)
+	}
+}

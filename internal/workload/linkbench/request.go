@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dbperf/dbperf/internal/measure"
 )
@@ -66,8 +67,12 @@ type reqStats struct {
 	linksInserted  int64 // ADD/UPDATE_LINK that inserted a new row
 	nodesAdded     int64
 	nodesDeleted   int64
-	touched        map[pair]struct{} // (id1, link_type) written, up to maxTouched
-	touchedLost    bool
+	// touched lists the (id1, link_type) pairs written, repeats included until compactTouched
+	// sorts and dedupes it; up to maxTouched distinct pairs. A slice, as a write's append is
+	// sequential where a map's insert missed the cache: 2.9% of the client's user CPU on
+	// PostgreSQL.
+	touched     []pair
+	touchedLost bool // pairs past maxTouched were not listed
 }
 
 // maxTouched bounds each requester's record of the pairs it wrote, checked after the step.
@@ -100,8 +105,7 @@ type requester struct {
 
 func newRequester(b *Bench, conn Conn, rng *rand.Rand) *requester {
 	r := &requester{b: b, conn: conn, rng: rng, mix: b.mix, linkUp: linkMotif(), linkAd: linkMotif(),
-		nodeUp: nodeMotif(), nodeAd: nodeMotif(), hist: history{index: map[pair]int{}},
-		stats: reqStats{touched: map[pair]struct{}{}}}
+		nodeUp: nodeMotif(), nodeAd: nodeMotif(), hist: history{index: map[pair]int{}}}
 	if b.cfg.SumResults {
 		r.sum = fnv.New64a()
 	}
@@ -175,11 +179,29 @@ const (
 )
 
 func (r *requester) touch(l *Link) {
-	if len(r.stats.touched) >= maxTouched {
-		r.stats.touchedLost = true
+	st := &r.stats
+	if st.touchedLost {
 		return
 	}
-	r.stats.touched[pair{l.ID1, l.LinkType}] = struct{}{}
+	if len(st.touched) >= 2*maxTouched {
+		st.touched = compactTouched(st.touched)
+		if len(st.touched) >= maxTouched {
+			st.touchedLost = true
+			return
+		}
+	}
+	st.touched = append(st.touched, pair{l.ID1, l.LinkType})
+}
+
+// compactTouched sorts pairs and drops repeats.
+func compactTouched(pairs []pair) []pair {
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if a.id1 != b.id1 {
+			return cmpInt(a.id1, b.id1)
+		}
+		return cmpInt(a.linkType, b.linkType)
+	})
+	return slices.Compact(pairs)
 }
 
 func (r *requester) exec(ctx context.Context) error {

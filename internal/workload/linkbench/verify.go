@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // maxProblems is how many problems a check lists before it only counts them.
@@ -143,22 +142,11 @@ func (b *Bench) checkCounts(ctx context.Context, p *problems) (visible, rows int
 func (b *Bench) checkTouched(ctx context.Context, p *problems) error {
 	// Each requester records at most maxTouched pairs; the whole-database check after the last
 	// step covers the rest.
-	seen := map[pair]struct{}{}
+	var keys []pair
 	for _, r := range b.requesters {
-		for k := range r.stats.touched {
-			seen[k] = struct{}{}
-		}
+		keys = append(keys, r.stats.touched...)
 	}
-	keys := make([]pair, 0, len(seen))
-	for k := range seen {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b pair) int {
-		if a.id1 != b.id1 {
-			return cmpInt(a.id1, b.id1)
-		}
-		return cmpInt(a.linkType, b.linkType)
-	})
+	keys = compactTouched(keys)
 	c, err := b.store.Connect(ctx)
 	if err != nil {
 		return err
