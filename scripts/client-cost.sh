@@ -18,7 +18,9 @@
 #               reached ("l.i1x2", the reference's shape; CPU per pair = the inserter's per
 #               INSERT + the deleter's per DELETE).
 #
-# Rounds alternate C client and dbperf (A B A B ...), so both see the same background load.
+# Rounds alternate C client and dbperf (A B B A A B ...: the C client first in odd rounds, dbperf
+# first in even ones, except for l.i1, where the C client uses the table dbperf's run left), so
+# both see the same background load and neither always runs in the other's wake.
 # CPU per operation is user + system time of the client process (/usr/bin/time for the C
 # clients; for dbperf the step's own getrusage figures in summary.json, so its startup and
 # checks are not counted) divided by the statements it sent. dbperf's q steps also run their
@@ -157,26 +159,65 @@ insert_rows() {
 		print ";" }'
 }
 
-pg_round() {
-	local r=$1 pgdb=${CC_PG%/*}/dbperf_ins
-	local c="$dir/pgbench-$r"
+# in_turn ROUND C_SIDE DBPERF_SIDE: runs the two sides' functions of a pair, the C client first in
+# odd rounds and dbperf first in even ones, so that neither side always runs in the other's wake
+# (the autovacuum its writes set off, the rows it added).
+in_turn() {
+	if (($1 % 2)); then
+		"$2"
+		"$3"
+	else
+		"$3"
+		"$2"
+	fi
+}
+
+# The sides of pg_round's pairs; they see pg_round's locals (r, c, pgdb, lbdb, mix).
+pg_range_c() {
 	timed "$c-range" pgbench -n -M prepared -c 1 -T "$secs" -f "$dir/pg-range.sql" "$CC_PG"
 	record pgbench range "$r" "$(awk '/actually processed/ {print $NF}' "$c-range")" "$secs" $(cat "$c-range.time")
+}
+pg_range_d() {
 	dbperf_step dbperf-pg range "$r" "$CC_PG" qr100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"; fi
+}
+pg_point_c() {
 	local lo hi
 	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$CC_PG")
 	timed "$c-point" pgbench -n -M prepared -c 1 -T "$secs" -D lo="$lo" -D hi="$hi" -f "$dir/pg-point.sql" "$CC_PG"
 	record pgbench point "$r" "$(awk '/actually processed/ {print $NF}' "$c-point")" "$secs" $(cat "$c-point.time")
+}
+pg_point_d() {
 	dbperf_step dbperf-pg point "$r" "$CC_PG" qp100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"; fi
+}
+pg_insert_c() {
 	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
 	timed "$c-insert" pgbench -n -M simple -c 1 -T "$secs" -D id=0 -f "$dir/pg-insert.sql" "$pgdb"
 	record pgbench insert "$r" "$(awk '/actually processed/ {print $NF}' "$c-insert")" "$secs" $(cat "$c-insert.time")
+}
+pg_insert_d() {
 	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
 		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	fi
+}
+pg_lb_c() {
+	timed "$c-lb" pgbench -n -M prepared -c 1 -T "$secs" -D maxid=10001 "${mix[@]}" "$lbdb"
+	record pgbench linkbench "$r" "$(awk '/actually processed/ {print $NF}' "$c-lb")" "$secs" $(cat "$c-lb.time")
+}
+pg_lb_d() {
+	lb_step dbperf-pg "$r" "$lbdb"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn lb_step dbperf-pg-pgconn "$r" "$lbdb"; fi
+}
+
+pg_round() {
+	local r=$1 pgdb=${CC_PG%/*}/dbperf_ins
+	local c="$dir/pgbench-$r"
+	in_turn "$r" pg_range_c pg_range_d
+	in_turn "$r" pg_point_c pg_point_d
+	in_turn "$r" pg_insert_c pg_insert_d
+	local lo hi
 	# l.i1: dbperf loads pi1 (l.i0, l.x) and runs l.i1; pgbench then inserts and deletes on that table
 	dbperf_step dbperf-pg l.i1 "$r" "$pgdb" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
 	read -r lo hi < <(psql -XAt -F ' ' -c 'SELECT min(transactionid), max(transactionid) FROM pi1' "$pgdb")
@@ -207,10 +248,7 @@ pg_round() {
 		delete_node:1.0115914 get_node:12.9326683; do
 		mix+=(-f "$dir/lb-${w%%:*}.sql@$(awk -v p="${w#*:}" 'BEGIN { printf "%d", p * 10000 }')")
 	done
-	timed "$c-lb" pgbench -n -M prepared -c 1 -T "$secs" -D maxid=10001 "${mix[@]}" "$lbdb"
-	record pgbench linkbench "$r" "$(awk '/actually processed/ {print $NF}' "$c-lb")" "$secs" $(cat "$c-lb.time")
-	lb_step dbperf-pg "$r" "$lbdb"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn lb_step dbperf-pg-pgconn "$r" "$lbdb"; fi
+	in_turn "$r" pg_lb_c pg_lb_d
 }
 
 if [ "$what" != maria ]; then
@@ -301,26 +339,55 @@ sb() { # sb OUT LUA [VAR=VALUE...]: one sysbench run of the Lua script, one thre
 	awk '/total number of events/ {print $NF}' "$out"
 }
 
-my_round() {
-	local r=$1 c="$dir/sysbench-$r" n
-	local myins=${CC_MY%/*}/dbperf_ins
+# The sides of my_round's pairs; they see my_round's locals (r, c, myins).
+my_range_c() {
+	local n
 	n=$(sb "$c-range" "$dir/my-range.lua")
 	record sysbench range "$r" "$n" "$secs" $(cat "$c-range.time")
+}
+my_range_d() {
 	dbperf_step dbperf-maria range "$r" "$CC_MY" qr100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql range "$r" "$CC_MY" qr100 --q-seconds "$secs"
-	local lo hi
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql range "$r" "$CC_MY" qr100 --q-seconds "$secs"; fi
+}
+my_point_c() {
+	local lo hi n
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM pi1')
 	n=$(sb "$c-point" "$dir/my-point.lua" CC_LO="$lo" CC_HI="$hi")
 	record sysbench point "$r" "$n" "$secs" $(cat "$c-point.time")
+}
+my_point_d() {
 	dbperf_step dbperf-maria point "$r" "$CC_MY" qp100 --q-seconds "$secs"
-	[ "${CC_AB:-1}" = 1 ] && DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql point "$r" "$CC_MY" qp100 --q-seconds "$secs"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql point "$r" "$CC_MY" qp100 --q-seconds "$secs"; fi
+}
+my_insert_c() {
+	local n
 	mysql_q 'DROP TABLE IF EXISTS sb_i0' "CREATE TABLE sb_i0 (transactionid bigint PRIMARY KEY, dateandtime datetime, cashregisterid int NOT NULL, customerid int NOT NULL, productid int NOT NULL, price int NOT NULL, data varchar(4000)) ENGINE=InnoDB"
 	n=$(sb "$c-insert" "$dir/my-insert.lua")
 	record sysbench insert "$r" "$n" "$secs" $(cat "$c-insert.time")
+}
+my_insert_d() {
 	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
 		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	fi
+}
+my_lb_c() {
+	local n
+	n=$(sb "$c-lb" "$dir/my-lb.lua")
+	record sysbench linkbench "$r" "$n" "$secs" $(cat "$c-lb.time")
+}
+my_lb_d() {
+	lb_step dbperf-maria "$r" "${CC_MY%/*}/dbperf_lb"
+	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql lb_step dbperf-maria-sql "$r" "${CC_MY%/*}/dbperf_lb"; fi
+}
+
+my_round() {
+	local r=$1 c="$dir/sysbench-$r" n
+	local myins=${CC_MY%/*}/dbperf_ins
+	in_turn "$r" my_range_c my_range_d
+	in_turn "$r" my_point_c my_point_d
+	in_turn "$r" my_insert_c my_insert_d
+	local lo hi
 	dbperf_step dbperf-maria l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop
 	read -r lo hi < <(mysql_q 'SELECT min(transactionid), max(transactionid) FROM dbperf_ins.pi1')
 	n=$(sb "$c-l1" "$dir/my-l1.lua" CC_LO="$lo" CC_HI="$hi")
@@ -339,10 +406,7 @@ my_round() {
 	if [ "${CC_PROCS_AB:-1}" = 1 ]; then
 		dbperf_step dbperf-maria-allprocs l.i1 "$r" "$myins" l.i0,l.x,l.i1 --rows "$l1base" --l1-rows "$l1rows" --drop --client-procs all
 	fi
-	n=$(sb "$c-lb" "$dir/my-lb.lua")
-	record sysbench linkbench "$r" "$n" "$secs" $(cat "$c-lb.time")
-	lb_step dbperf-maria "$r" "${CC_MY%/*}/dbperf_lb"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql lb_step dbperf-maria-sql "$r" "${CC_MY%/*}/dbperf_lb"; fi
+	in_turn "$r" my_lb_c my_lb_d
 }
 
 mysql_q() { # mysql_q SQL...: runs each statement in $CC_MY's database, tab-separated output
