@@ -58,7 +58,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigi
 // with LinkBench's ten op types that was 16% of the client's user CPU in its request step. On
 // a packed one they cost in proportion to the buckets in use, a few hundred, and Max is one
 // lookup: BenchmarkSecond, 7.5 ms of the ticker's work a second dense, 2.1 ms packed
-// (docs/performance.md, "Sixth round").
+// (docs/performance.md, sixth round).
 func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowestNs, highestNs, sigDigits) }
 
 // Recorder is one worker's recording point. Record is called from the worker's goroutine, Drain
