@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
@@ -92,24 +91,8 @@ func benchStore(b *testing.B, env string) *Store {
 	if dsn == "" {
 		b.Skipf("%s is not set: give a server's target URL (dbperf server start ...) to run this benchmark", env)
 	}
-	spec, err := driver.Parse(testtargets.WithDatabase(dsn, "dbperf_lbbench"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	t, err := driver.Open(ctx, spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { t.Close() })
-	s, ok := Bind(t, 0)
-	if !ok {
-		b.Fatalf("%T is not a SQL target", t)
-	}
-	st := s.(*Store)
-	if err := st.CreateTables(ctx); err != nil {
-		b.Fatal(err)
-	}
+	st := openStore(b, testtargets.WithDatabase(dsn, "dbperf_lbbench"))
 	c, err := st.connect(ctx, true)
 	if err != nil {
 		b.Fatal(err)

@@ -23,24 +23,7 @@ func TestLinkReadsReuseData(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			spec, err := driver.Parse(target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tg, err := driver.Open(ctx, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
-			s, ok := Bind(tg, 0)
-			if !ok {
-				t.Fatalf("%T is not a SQL target", tg)
-			}
-			st := s.(*Store)
-			if err := st.CreateTables(ctx); err != nil {
-				t.Fatal(err)
-			}
-			c, err := st.Connect(ctx)
+			c, err := openStore(t, target).Connect(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,4 +87,28 @@ func TestLinkReadsReuseData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openStore opens target, closed when the test ends, and creates LinkBench's tables in it.
+func openStore(tb testing.TB, target string) *Store {
+	tb.Helper()
+	ctx := context.Background()
+	spec, err := driver.Parse(target)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tg, err := driver.Open(ctx, spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tg.Close() })
+	s, ok := Bind(tg, 0)
+	if !ok {
+		tb.Fatalf("%T is not a SQL target", tg)
+	}
+	st := s.(*Store)
+	if err := st.CreateTables(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }
