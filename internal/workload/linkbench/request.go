@@ -67,12 +67,12 @@ type reqStats struct {
 	linksInserted  int64 // ADD/UPDATE_LINK that inserted a new row
 	nodesAdded     int64
 	nodesDeleted   int64
-	// touched lists the (id1, link_type) pairs written, repeats included until compactTouched
-	// sorts and dedupes it; up to maxTouched distinct pairs. A slice, as a write's append is
-	// sequential where a map's insert missed the cache: 2.9% of the client's user CPU on
-	// PostgreSQL.
+	// touched lists the (id1, link_type) pairs written, repeats included: at 2*maxTouched
+	// entries compactTouched sorts and dedupes it, and if maxTouched or more distinct pairs
+	// remain the list stops growing (touchedLost). A slice, as a write's append is sequential
+	// where a map's insert missed the cache: 2.9% of the client's user CPU on PostgreSQL.
 	touched     []pair
-	touchedLost bool // pairs past maxTouched were not listed
+	touchedLost bool // pairs written after the list stopped growing are not in it
 }
 
 // maxTouched bounds each requester's record of the pairs it wrote, checked after the step.
