@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -72,6 +73,13 @@ func preflight(runs []plan.Run, out string, needsData string) error {
 		}
 	}
 	for _, r := range runs {
+		dir := out
+		if len(runs) > 1 {
+			dir = filepath.Join(out, r.Name)
+		}
+		if spec, err := driver.Parse(r.Target); err == nil && spec.Path != "" && overlap(spec.Path, dir) {
+			errs = append(errs, fmt.Errorf("the target's files (%s) and the run directory (%s) are in one place: give the target or --out another path", spec.Path, dir))
+		}
 		if r.Server != nil {
 			s, err := server.New(*r.Server)
 			if err == nil {
@@ -87,6 +95,19 @@ func preflight(runs []plan.Run, out string, needsData string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// overlap tells whether two paths are the same or one holds the other. An embedded target
+// opened inside its own run directory (or holding it) would write its files before the archive
+// finds the directory not empty.
+func overlap(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	in := func(x, dir string) bool { return strings.HasPrefix(x, dir+string(filepath.Separator)) }
+	return a == b || in(a, b) || in(b, a)
 }
 
 // checkDurations rejects negative durations, which flag parsing accepts.
