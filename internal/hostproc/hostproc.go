@@ -92,7 +92,8 @@ func Children(parent int) []int {
 // childLists reads the children of each of parent's threads; false when the kernel has no
 // such lists or parent is gone.
 func childLists(parent int) ([]int, bool) {
-	dir := filepath.Join(procfs.DefaultMountPoint, strconv.Itoa(parent), "task")
+	mainThread := strconv.Itoa(parent)
+	dir := filepath.Join(procfs.DefaultMountPoint, mainThread, "task")
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false
@@ -101,7 +102,7 @@ func childLists(parent int) ([]int, bool) {
 	for _, t := range tasks {
 		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "children"))
 		if err != nil {
-			if t.Name() == strconv.Itoa(parent) {
+			if t.Name() == mainThread {
 				return nil, false // the main thread's list: missing means no lists at all
 			}
 			continue // a thread that ended since it was listed
