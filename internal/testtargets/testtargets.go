@@ -6,11 +6,30 @@
 package testtargets
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbperf/dbperf/internal/driver"
 )
+
+// Open opens a target string, failing the test on an error, and closes it when the test ends.
+// The target's kind must be registered: import its driver package, as the tests do.
+func Open(tb testing.TB, target string) driver.Target {
+	tb.Helper()
+	spec, err := driver.Parse(target)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tg, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tg.Close() })
+	return tg
+}
 
 // All returns the targets by name. db names the servers' databases (dbperf creates them),
 // one per package and test so that packages can test in parallel; file names the embedded

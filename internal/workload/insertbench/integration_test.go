@@ -35,15 +35,7 @@ func testTargets(t *testing.T) map[string]string {
 
 func openStore(t *testing.T, targetStr string) (driver.Target, ib.Store) {
 	t.Helper()
-	spec, err := driver.Parse(targetStr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.Open(t, targetStr)
 	st, err := stores.For(tg)
 	if err != nil {
 		t.Fatal(err)

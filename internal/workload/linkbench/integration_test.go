@@ -27,15 +27,7 @@ func testTargets(t *testing.T, name string) map[string]string {
 
 func open(t *testing.T, target string) (driver.Target, lb.Store) {
 	t.Helper()
-	spec, err := driver.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.Open(t, target)
 	st, err := stores.For(tg, stores.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 )
 
 // openPGConn opens two connections to the test PostgreSQL: LinkBench's (through pgx, or the
@@ -24,15 +24,7 @@ func openPGConn(t *testing.T, wirePath bool) (conn, *sqldriver.Postgres) {
 		t.Fatal("DBPERF_TEST_POSTGRES is not set: run scripts/test.sh, or use go test -short to leave PostgreSQL out")
 	}
 	ctx := context.Background()
-	spec, err := driver.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := driver.Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.Open(t, dsn)
 	pg, ok := tg.(*sqldriver.Postgres)
 	if !ok {
 		t.Fatalf("%T is not PostgreSQL", tg)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
@@ -92,22 +91,13 @@ func TestLinkReadsReuseData(t *testing.T) {
 // openStore opens target, closed when the test ends, and creates LinkBench's tables in it.
 func openStore(tb testing.TB, target string) *Store {
 	tb.Helper()
-	ctx := context.Background()
-	spec, err := driver.Parse(target)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tg, err := driver.Open(ctx, spec)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tg.Close() })
+	tg := testtargets.Open(tb, target)
 	s, ok := Bind(tg, 0)
 	if !ok {
 		tb.Fatalf("%T is not a SQL target", tg)
 	}
 	st := s.(*Store)
-	if err := st.CreateTables(ctx); err != nil {
+	if err := st.CreateTables(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	return st
