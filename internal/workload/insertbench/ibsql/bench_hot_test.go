@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -31,15 +31,7 @@ func benchStore(b *testing.B, env string) ib.Store {
 	if dsn == "" {
 		b.Skipf("%s is not set: give a server's target URL (dbperf server start ...) to run this benchmark", env)
 	}
-	spec, err := driver.Parse(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { t.Close() })
+	t := testtargets.Open(b, dsn)
 	st, ok := Bind(t)
 	if !ok {
 		b.Fatalf("%T is not a SQL target", t)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -43,15 +43,7 @@ func mysqlPassword(t *testing.T, engine string) string {
 // openMySQLTest opens the test server's database (created if missing) and binds the benchmark.
 func openMySQLTest(t *testing.T, engine string) *myStore {
 	t.Helper()
-	spec, err := driver.Parse(mysqlTestURL(t, engine))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.Open(t, mysqlTestURL(t, engine))
 	st, ok := Bind(tg)
 	if !ok {
 		t.Fatalf("%T is not a SQL target", tg)

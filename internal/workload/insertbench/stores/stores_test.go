@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
 
@@ -14,14 +15,7 @@ import (
 func TestFor(t *testing.T) {
 	dir := t.TempDir()
 	for _, s := range []string{"sqlite:" + filepath.Join(dir, "s.db"), "pebble:" + filepath.Join(dir, "p"), "bbolt:" + filepath.Join(dir, "b.db")} {
-		spec, err := driver.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tg, err := driver.Open(context.Background(), spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tg := testtargets.Open(t, s)
 		st, err := For(tg)
 		if err != nil {
 			t.Errorf("%s: %v", s, err)
