@@ -52,19 +52,31 @@ func (c *Calls) Read(b []byte) (int, error) {
 	err := c.raw.Read(c.read)
 	n, errno := c.nr, c.errno
 	c.r = nil
-	if err == nil && errno != 0 {
+	if err != nil { // the wait ended (deadline, close) after a read found nothing: nothing read
+		return 0, err
+	}
+	if errno != 0 {
 		return 0, errno
 	}
-	if err == nil && n == 0 {
-		err = io.EOF
+	if n == 0 {
+		return 0, io.EOF
 	}
-	return n, err
+	return n, nil
 }
 
 func (c *Calls) readFD(fd uintptr) bool {
 	r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.r[0])), uintptr(len(c.r)))
-	c.nr, c.errno = int(r), e
+	c.nr, c.errno = count(r, e), e
 	return e != syscall.EAGAIN
+}
+
+// count is a read's or write's byte count: 0 when it failed, where the system call returns -1
+// (a count of -1 handed on as a net.Conn's would corrupt the caller's buffer arithmetic).
+func count(r uintptr, e syscall.Errno) int {
+	if e != 0 {
+		return 0
+	}
+	return int(r)
 }
 
 // Write writes some of b to the socket, waiting on the poller while its buffer is full.
@@ -76,15 +88,18 @@ func (c *Calls) Write(b []byte) (int, error) {
 	err := c.raw.Write(c.write)
 	n, errno := c.nw, c.errno
 	c.w = nil
-	if err == nil && errno != 0 {
+	if err != nil { // the wait for room ended (deadline, close): nothing written
+		return 0, err
+	}
+	if errno != 0 {
 		return 0, errno
 	}
-	return n, err
+	return n, nil
 }
 
 func (c *Calls) writeFD(fd uintptr) bool {
 	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.w[0])), uintptr(len(c.w)))
-	c.nw, c.errno = int(r), e
+	c.nw, c.errno = count(r, e), e
 	return e != syscall.EAGAIN
 }
 
@@ -145,7 +160,7 @@ func (c *Calls) exchangeFD(fd uintptr) bool {
 		}
 	}
 	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.r[0])), uintptr(len(c.r)))
-	c.nr, c.errno = int(n), e
+	c.nr, c.errno = count(n, e), e
 	return e != syscall.EAGAIN
 }
 
@@ -209,7 +224,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
 		n, err := c.wr.Write(b[done:])
-		done += max(n, 0)
+		done += n
 		switch {
 		case err == syscall.EINTR:
 		case err != nil:

@@ -247,3 +247,26 @@ func TestCallsFailWithNothing(t *testing.T) {
 		t.Errorf("write past its deadline: %d bytes, %v; want 0 and a timeout", n, err)
 	}
 }
+
+// TestCallsTimeOutWithNothing: a read or write that waits and then reaches its deadline returns
+// 0 bytes, not the -1 of the system call that found nothing (go-sql-driver added that -1 to its
+// buffer's length and panicked on the next read: seen in the monitor under load).
+func TestCallsTimeOutWithNothing(t *testing.T) {
+	c, _, calls := callsPair(t)
+	c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if n, err := calls.Read(make([]byte, 64)); err == nil || n != 0 {
+		t.Errorf("read that timed out waiting: %d bytes, %v; want 0 and a timeout", n, err)
+	}
+	c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	chunk := make([]byte, 1<<20)
+	for range 1000 { // the peer reads nothing: the socket's buffers fill, then a write waits
+		n, err := calls.Write(chunk)
+		if err != nil {
+			if n != 0 {
+				t.Errorf("write that timed out waiting: %d bytes, %v; want 0 and a timeout", n, err)
+			}
+			return
+		}
+	}
+	t.Fatal("1000 MiB written to a peer that reads nothing, and no timeout")
+}
