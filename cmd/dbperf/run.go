@@ -256,6 +256,7 @@ func serverTarget(base, password, engine string) string {
 // check that can fail fast (flags, target string, connection) happens before the run directory
 // exists, so a bad invocation leaves nothing behind.
 func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver.Spec, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) error {
+	spec.Client = clientPath
 	t, err := driver.Open(ctx, spec)
 	if err != nil {
 		return err
@@ -266,6 +267,8 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		return err
 	}
 	info := t.Info(ctx)
+	settings := wl.Settings()
+	recordClientPath(t, settings)
 	mon := monitor.New(ctx, t)
 	mon.ClientBound = clientBound
 	defer sizeClientProcs(mon)()
@@ -280,7 +283,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	meta := archive.Run{
 		Name: filepath.Base(out), Workload: name, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(dataPath), Target: info,
-		Seed: seed, Settings: wl.Settings(), Figures: wl.Figures(), Start: time.Now(),
+		Seed: seed, Settings: settings, Figures: wl.Figures(), Start: time.Now(),
 	}
 	dir, err := archive.Create(out, meta)
 	if err != nil {
@@ -288,6 +291,9 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf %s on %s (%s %s), seed %d, into %s\n", name, info.Target, info.Engine, info.Version, seed, out)
+	if fb, ok := settings["client_path_fallback"]; ok {
+		fmt.Fprintf(w, "client path: driver, not %s: %s\n", clientPath, fb)
+	}
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
 	output.apply(s)
 	err = s.Run(ctx)
@@ -303,6 +309,26 @@ var clientBound = 0.9
 
 // clientProcs is --client-procs: auto or all.
 var clientProcs = "auto"
+
+// clientPathFlag is --client-path as given; clientPath, parsed, goes into every target's spec.
+var (
+	clientPathFlag = "raw"
+	clientPath     = driver.ClientRaw
+)
+
+// recordClientPath puts the client path a server target's connections take into run.json's
+// settings, with the reason when it is not the one asked for.
+func recordClientPath(t driver.Target, settings map[string]any) {
+	pt, ok := t.(driver.PathTarget)
+	if !ok { // an embedded engine: no client path
+		return
+	}
+	used, fallback := pt.ClientPath()
+	settings["client_path"] = string(used)
+	if fallback != "" {
+		settings["client_path_fallback"] = fallback
+	}
+}
 
 // sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when the
 // DBMS is another process and --client-procs is auto; an embedded engine's work runs in this

@@ -176,6 +176,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	spec.Client = clientPath
 	t, err := driver.Open(ctx, spec)
 	if err != nil {
 		return err
@@ -215,6 +216,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	mon := monitor.New(ctx, t)
 	defer sizeClientProcs(mon)()
 	settings := wl.Settings()
+	recordClientPath(t, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: info, Seed: sf.seed,

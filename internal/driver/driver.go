@@ -21,6 +21,17 @@ type Spec struct {
 	DSN  string // servers: the connection URL, password included (never print it: use String)
 	// Stall, if set, blocks the target's every operation during its windows (stall+KIND...).
 	Stall *Stall
+	// Client is how a server target's hot statements reach it (--client-path); empty is
+	// ClientRaw.
+	Client ClientPath
+}
+
+// ClientPath is s.Client, ClientRaw if unset.
+func (s Spec) ClientPath() ClientPath {
+	if s.Client == "" {
+		return ClientRaw
+	}
+	return s.Client
 }
 
 // String is the target string without any password, safe to print and archive.

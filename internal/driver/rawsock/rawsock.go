@@ -16,7 +16,6 @@ package rawsock
 import (
 	"io"
 	"net"
-	"os"
 	"syscall"
 	"unsafe"
 )
@@ -172,15 +171,9 @@ type Conn struct {
 	rd, wr *Calls // net.Conn's Read and Write may run at the same time, on two goroutines
 }
 
-// Off is the DBPERF_RAWSOCK=off switch: Wrap leaves connections as they are, for A/B runs.
-var Off = os.Getenv("DBPERF_RAWSOCK") == "off"
-
-// Wrap returns c with raw reads and writes, or c itself when it has no file descriptor or Off is
-// set.
+// Wrap returns c with raw reads and writes, or c itself when it has no file descriptor. The
+// targets wrap their connections only under --client-path raw.
 func Wrap(c net.Conn) net.Conn {
-	if Off {
-		return c
-	}
 	switch c.(type) {
 	case *net.TCPConn, *net.UnixConn:
 	default:

@@ -37,9 +37,6 @@ func pair(t *testing.T) (net.Conn, net.Conn) {
 }
 
 func TestConnReadWrite(t *testing.T) {
-	if Off {
-		t.Skip("DBPERF_RAWSOCK=off: nothing is wrapped")
-	}
 	c, s := pair(t)
 	if _, ok := c.(*Conn); !ok {
 		t.Fatalf("Wrap of a TCP connection gave %T", c)
@@ -99,13 +96,9 @@ func TestWrapPipe(t *testing.T) {
 	}
 }
 
-// callsPair is pair's client wrapped, with Calls on its socket; it skips the test when
-// DBPERF_RAWSOCK=off leaves connections unwrapped.
+// callsPair is pair's client wrapped, with Calls on its socket.
 func callsPair(t *testing.T) (client, server net.Conn, calls *Calls) {
 	t.Helper()
-	if Off {
-		t.Skip("DBPERF_RAWSOCK=off: nothing is wrapped")
-	}
 	c, s := pair(t)
 	raw, err := c.(*Conn).SyscallConn()
 	if err != nil {

@@ -31,6 +31,10 @@ type MySQL struct {
 	engine mysqlEngine
 	db     *sql.DB
 	socks  mysqlSockets // the connections it dialed, for Socket
+	// path is the client path the connections take; fallback says why it is not the one asked
+	// for (driver.PathTarget).
+	path     driver.ClientPath
+	fallback string
 }
 
 var _ driver.Target = (*MySQL)(nil)
@@ -113,7 +117,8 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MySQL{spec: s, cfg: cfg, engine: engine}
+	m := &MySQL{spec: s, cfg: cfg, engine: engine, path: s.ClientPath()}
+	m.socks.raw = m.path == driver.ClientRaw
 	cfg.DialFunc = m.socks.dial
 	if m.db, err = m.openDB(cfg); err != nil {
 		return nil, err
@@ -135,6 +140,9 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	m.db.SetMaxIdleConns(64)
 	return m, nil
 }
+
+// ClientPath implements driver.PathTarget.
+func (m *MySQL) ClientPath() (driver.ClientPath, string) { return m.path, m.fallback }
 
 func (m *MySQL) openDB(cfg *mysql.Config) (*sql.DB, error) {
 	conn, err := mysql.NewConnector(cfg)

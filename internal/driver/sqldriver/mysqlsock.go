@@ -40,7 +40,8 @@ const (
 
 // mysqlSockets are a target's open connections by server connection id.
 type mysqlSockets struct {
-	mu sync.Mutex
+	raw bool // wrap the connections in rawsock's raw system calls (--client-path raw)
+	mu  sync.Mutex
 	by map[uint32]*sniffConn
 }
 
@@ -51,7 +52,10 @@ func (s *mysqlSockets) dial(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	return &sniffConn{Conn: rawsock.Wrap(c), socks: s}, nil
+	if s.raw {
+		c = rawsock.Wrap(c)
+	}
+	return &sniffConn{Conn: c, socks: s}, nil
 }
 
 func (s *mysqlSockets) add(c *sniffConn) {

@@ -2,9 +2,11 @@ package sqldriver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -28,6 +30,10 @@ type Postgres struct {
 	cfg   *pgx.ConnConfig
 	admin *pgx.Conn
 	mon   pgMonitor // the monitor's own connection (monitor.go)
+	// path is the client path the connections take; fallback says why it is not the one asked
+	// for (driver.PathTarget).
+	path     driver.ClientPath
+	fallback string
 }
 
 var _ driver.Target = (*Postgres)(nil)
@@ -38,13 +44,15 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
 	}
 	cfg.RuntimeParams["application_name"] = "dbperf"
-	dial := cfg.DialFunc // raw system calls on pgx's sockets (rawsock)
-	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
+	if s.ClientPath() == driver.ClientRaw {
+		dial := cfg.DialFunc // raw system calls on pgx's sockets (rawsock)
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return rawsock.Wrap(c), nil
 		}
-		return rawsock.Wrap(c), nil
 	}
 	p := &Postgres{spec: s, cfg: cfg}
 	p.admin, err = p.Connect(ctx)
@@ -58,7 +66,23 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.path, p.fallback = s.ClientPath(), ""
+	if _, tls := p.admin.PgConn().Conn().(*tls.Conn); tls && p.path.Lean() {
+		// The lean path reads the socket itself; under TLS only pgx can.
+		p.path, p.fallback = driver.ClientDriver, "the connection uses TLS (sslmode="+sslMode(s.DSN)+"): the lean path needs the plain socket, so every statement goes through pgx"
+	}
 	return p, nil
+}
+
+// ClientPath implements driver.PathTarget.
+func (p *Postgres) ClientPath() (driver.ClientPath, string) { return p.path, p.fallback }
+
+// sslMode is the URL's sslmode, pgx's default (prefer) if it has none.
+func sslMode(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Query().Get("sslmode") != "" {
+		return u.Query().Get("sslmode")
+	}
+	return "prefer"
 }
 
 // Connect opens a new connection to the target's database (a client role's, an index

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
@@ -33,14 +32,14 @@ import (
 // process was idle wakes sysmon (entersyscallWakeSysmon, 15% of a profile; strace: 0.16 futex
 // and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
 // benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
-// µs, through net.Conn (DBPERF_MYWIRE=poll) 37.8, raw 16.4; per 100-row INSERT 93.0,
+// µs, through net.Conn (--client-path netconn) 37.8, raw 16.4; per 100-row INSERT 93.0,
 // 71.6, 48.7.
 //
 // go-sql-driver stays the connection's owner: it connects, authenticates, and runs every other
 // statement. MySQL uses the socket only between the driver's operations (the caller runs both
 // on one goroutine and reads every reply to its end), so the driver finds the connection as it
-// left it. DBPERF_MYWIRE=sql (MySQLOff) sends the statements through database/sql again, for
-// A/B runs.
+// left it. --client-path driver sends the statements through database/sql
+// instead.
 type MySQL struct {
 	Sock
 	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
@@ -65,10 +64,6 @@ type MySQL struct {
 	vals   [][]byte // the current row's values (nil: NULL), slices of rbuf
 }
 
-// MySQLOff sends the statements through database/sql (DBPERF_MYWIRE=sql), to measure the
-// difference end to end (scripts/client-cost.sh); DBPERF_MYWIRE=poll: see mysqlPoll.
-var MySQLOff = os.Getenv("DBPERF_MYWIRE") == "sql"
-
 // MySQL protocol constants (https://mariadb.com/kb/en/clientserver-protocol/).
 const (
 	comQuery          = 0x03
@@ -76,17 +71,15 @@ const (
 	serverMoreResults = 0x0008
 )
 
-func NewMySQL(s *sqldriver.MySQLSocket) *MySQL {
+// NewMySQL makes the lean path on s; poll reads and writes through net.Conn rather than raw
+// system calls (--client-path netconn).
+func NewMySQL(s *sqldriver.MySQLSocket, poll bool) *MySQL {
 	return &MySQL{
-		Sock:         NewSock(s.Conn, mysqlPoll),
+		Sock:         NewSock(s.Conn, poll),
 		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
 		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
 	}
 }
-
-// mysqlPoll: reads and writes through net.Conn (entering the scheduler's syscall state), to
-// measure what the raw calls save.
-var mysqlPoll = os.Getenv("DBPERF_MYWIRE") == "poll"
 
 // begin starts a statement: the socket is closed if ctx is canceled before the reply is read.
 func (w *MySQL) begin(ctx context.Context) error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -59,15 +58,6 @@ type Postgres struct {
 	affected int64    // rows the last statement's CommandComplete reported
 }
 
-// DBPERF_PGWIRE chooses, to measure the difference end to end (scripts/client-cost.sh):
-// "pgconn" (PostgresOff) makes the callers send their statements through pgx as before this
-// path; "poll" makes it read and write through net.Conn (the scheduler's system-call entry)
-// instead of raw system calls.
-var (
-	PostgresOff  = os.Getenv("DBPERF_PGWIRE") == "pgconn"
-	PostgresPoll = os.Getenv("DBPERF_PGWIRE") == "poll"
-)
-
 // Affected is the row count of the last statement's CommandComplete, once NextRow returned
 // false (ExecSimple reads it itself).
 func (w *Postgres) Affected() int64 { return w.affected }
@@ -75,7 +65,9 @@ func (w *Postgres) Affected() int64 { return w.affected }
 // ErrShut is what a read returns after the socket was shut down by a canceled context.
 var ErrShut = errors.New("connection shut down: the operation's context was canceled")
 
-func NewPostgres(pg *pgconn.PgConn) (*Postgres, error) {
+// NewPostgres makes pg's lean path; poll reads and writes through net.Conn rather than raw system
+// calls (--client-path netconn).
+func NewPostgres(pg *pgconn.PgConn, poll bool) (*Postgres, error) {
 	sc, ok := pg.Conn().(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("pgwire: %T has no file descriptor", pg.Conn())
@@ -84,7 +76,7 @@ func NewPostgres(pg *pgconn.PgConn) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Postgres{Sock: NewSock(pg.Conn(), PostgresPoll), pg: pg, ctl: raw}, nil
+	return &Postgres{Sock: NewSock(pg.Conn(), poll), pg: pg, ctl: raw}, nil
 }
 
 // acquire makes the socket ours: pgconn idle and drained, and the socket shut down if ctx

@@ -18,7 +18,7 @@ import (
 
 // Sock is a lean path's socket: whole writes, and reads into one reused buffer whose unread
 // part is rbuf[r:n]. Its calls are rawsock's raw system calls (see that package for why), or
-// nc's with raw nil (the DBPERF_PGWIRE=poll and DBPERF_MYWIRE=poll A/B switches).
+// nc's with raw nil (--client-path netconn).
 type Sock struct {
 	nc   net.Conn
 	raw  *rawsock.Calls

@@ -166,20 +166,20 @@ func (m *myStore) explainKey(ctx context.Context, q string) (string, string, err
 // Connect implements insertbench.Store: a dedicated connection sending the reference's SQL text
 // (or, with --prepared, its own prepared statements for queries and deletes); inserts are
 // literal text, unprepared, either way. The text statements go on the connection's socket
-// (wire.MySQL) unless DBPERF_MYWIRE=sql.
+// (wire.MySQL) unless the target's client path is the driver.
 func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) {
 	c, err := m.t.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sc := &sqlConn{c: c, d: m.d, stmts: map[string]*sql.Stmt{}, sql: map[string]*tableSQL{}, prepared: m.prepared, bounded: m.bounded}
-	if !wire.MySQLOff {
+	if path, _ := m.t.ClientPath(); path.Lean() {
 		sock, err := m.t.Socket(ctx, c)
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
-		sc.wire = wire.NewMySQL(sock)
+		sc.wire = wire.NewMySQL(sock, path.Poll())
 	}
 	return sc, nil
 }

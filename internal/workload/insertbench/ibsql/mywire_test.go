@@ -29,12 +29,12 @@ func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
 		t.Cleanup(func() { c.Close() })
 		*p = c.(*sqlConn)
 	}
-	if wire.wire == nil { // DBPERF_MYWIRE=sql
+	if wire.wire == nil { // --client-path driver
 		sock, err := st.t.Socket(ctx, wire.c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wire.wire = wirepkg.NewMySQL(sock)
+		wire.wire = wirepkg.NewMySQL(sock, false)
 	}
 	if plain.wire != nil {
 		plain.wire.Close()

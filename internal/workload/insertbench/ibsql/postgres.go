@@ -124,8 +124,10 @@ func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
 		return nil, err
 	}
 	pc := &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
-		preparedDelete: p.prepared, bounded: p.bounded, noWire: wire.PostgresOff}
-	if pc.wire, err = wire.NewPostgres(c.PgConn()); err != nil {
+		preparedDelete: p.prepared, bounded: p.bounded}
+	path, _ := p.t.ClientPath()
+	pc.noWire = !path.Lean()
+	if pc.wire, err = wire.NewPostgres(c.PgConn(), path.Poll()); err != nil {
 		c.Close(context.Background())
 		return nil, err
 	}

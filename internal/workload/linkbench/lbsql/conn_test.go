@@ -35,7 +35,7 @@ func openPGConn(t *testing.T, wirePath bool) (conn, *sqldriver.Postgres) {
 	}
 	var conn conn = pgConn{c}
 	if wirePath {
-		if conn, err = newPGWireConn(c); err != nil {
+		if conn, err = newPGWireConn(c, false); err != nil {
 			t.Fatal(err)
 		}
 	}

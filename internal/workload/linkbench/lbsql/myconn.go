@@ -22,7 +22,7 @@ import (
 // statement under the requester's cancelable context costs goroutine hand-offs
 // (Rows.awaitDone, the driver's watchCancel) and per-value conversions: LinkBench's request
 // step, one requester, spent 15 µs of user CPU per operation against sysbench's 5-7 on the
-// same statements. DBPERF_MYWIRE=sql goes through database/sql again, for A/B runs.
+// same statements. --client-path driver goes through database/sql.
 type myWireConn struct {
 	c    *sql.Conn // owns the connection: it connected and authenticated, and closes it
 	w    *wire.MySQL

@@ -20,7 +20,7 @@ import (
 // costs its watchdog timer (which wakes the runtime's network poller), its context watcher,
 // argument encoding through pgtype and Scan conversions: LinkBench's request step, one
 // requester, spent 11-13 µs of user CPU per operation against pgbench's 4 on the same
-// statements. DBPERF_PGWIRE=pgconn goes through pgx again, for A/B runs.
+// statements. --client-path driver goes through pgx.
 type pgWireConn struct {
 	c      *pgx.Conn // owns the connection; prepares the statements
 	w      *wire.Postgres
@@ -37,8 +37,8 @@ type pgStmt struct {
 	oids []uint32
 }
 
-func newPGWireConn(c *pgx.Conn) (*pgWireConn, error) {
-	w, err := wire.NewPostgres(c.PgConn())
+func newPGWireConn(c *pgx.Conn, poll bool) (*pgWireConn, error) {
+	w, err := wire.NewPostgres(c.PgConn(), poll)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,7 @@ import (
 type Store struct {
 	d dialect
 	// openConn opens a connection: on the driver's own socket (driver/wire) with lean, else
-	// through the driver; lean is the servers' default unless DBPERF_PGWIRE=pgconn or
-	// DBPERF_MYWIRE=sql, and the hot benchmarks measure both.
+	// through the driver; lean is the servers' default unless --client-path driver, and the hot benchmarks measure both.
 	openConn   func(ctx context.Context, lean bool) (conn, error)
 	lean       bool
 	engine     string // MySQL's ENGINE=
@@ -45,7 +44,8 @@ func settleWith(settle func(ctx context.Context, tables []string, o sqldriver.Se
 func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 	switch t := t.(type) {
 	case *sqldriver.Postgres:
-		return &Store{d: postgres, settle: settleWith(t.Settle), lean: !wire.PostgresOff,
+		path, _ := t.ClientPath()
+		return &Store{d: postgres, settle: settleWith(t.Settle), lean: path.Lean(),
 			openConn: func(ctx context.Context, lean bool) (conn, error) {
 				c, err := t.Connect(ctx)
 				if err != nil {
@@ -54,7 +54,7 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 				if !lean {
 					return pgConn{c}, nil
 				}
-				w, err := newPGWireConn(c)
+				w, err := newPGWireConn(c, path.Poll())
 				if err != nil {
 					c.Close(context.Background())
 					return nil, err
@@ -62,8 +62,9 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 				return w, nil
 			}}, true
 	case *sqldriver.MySQL:
+		path, _ := t.ClientPath()
 		return &Store{d: mysql, engine: t.Engine(), partitions: partitions, settle: settleWith(t.Settle), check: t.CheckTableEngine,
-			lean: !wire.MySQLOff,
+			lean: path.Lean(),
 			openConn: func(ctx context.Context, lean bool) (conn, error) {
 				c, err := t.Conn(ctx)
 				if err != nil {
@@ -77,7 +78,7 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 					c.Close()
 					return nil, err
 				}
-				return &myWireConn{c: c, w: wire.NewMySQL(sock)}, nil
+				return &myWireConn{c: c, w: wire.NewMySQL(sock, path.Poll())}, nil
 			}}, true
 	case *sqldriver.SQLite:
 		return &Store{d: sqlite, settle: t.Settle, openConn: func(ctx context.Context, _ bool) (conn, error) {
