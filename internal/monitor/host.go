@@ -1,11 +1,10 @@
 package monitor
 
 import (
-	"github.com/dbperf/dbperf/internal/hostproc"
 	"path/filepath"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
 	"golang.org/x/sys/unix"
@@ -28,7 +27,7 @@ type HostSample struct {
 	// TopVSZ is the largest VSZ of one DBMS process and TopRSS that process's RSS (bytes): the
 	// process the reference's np.sh:597-600 reports for rss.
 	TopVSZ, TopRSS uint64
-	Client         runner.CPUTime // this process
+	Client         hostproc.CPUTime // this process
 	diskFound      bool
 	dbmsProcsFound bool
 }
@@ -61,7 +60,7 @@ func (s *HostSampler) Devices() []string { return s.devices }
 
 // Sample reads every counter now.
 func (s *HostSampler) Sample() (HostSample, error) {
-	h := HostSample{At: time.Now(), Client: runner.ProcessCPU()}
+	h := HostSample{At: time.Now(), Client: hostproc.ProcessCPU()}
 	st, err := s.fs.Stat()
 	if err != nil {
 		return h, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/runner"
 )
 
@@ -75,7 +76,7 @@ func TestProcessCPU(t *testing.T) {
 	s := NewHostSampler("", os.Getpid(), false)
 	before, _ := s.Sample()
 	x := 0.0
-	for cpu0 := runner.ProcessCPU(); runner.ProcessCPU().Sub(cpu0).Total() < 300*time.Millisecond; {
+	for cpu0 := hostproc.ProcessCPU(); hostproc.ProcessCPU().Sub(cpu0).Total() < 300*time.Millisecond; {
 		for range 10000 {
 			x += math.Sqrt(x + 1)
 		}
@@ -100,13 +101,13 @@ func TestDiff(t *testing.T) {
 	at := time.Unix(1000, 0)
 	a := HostSample{At: at, User: 1, System: 0.5, Idle: 8, IOWait: 0.5, Ctxt: 1000,
 		Reads: 10, SectorsRead: 100, Writes: 20, SectorsWritten: 400, DBMSCPU: 0.3,
-		Client: runner.CPUTime{User: time.Second}, diskFound: true, dbmsProcsFound: true}
+		Client: hostproc.CPUTime{User: time.Second}, diskFound: true, dbmsProcsFound: true}
 	b := a
 	b.At = at.Add(2 * time.Second)
 	b.User, b.System, b.Idle, b.IOWait = 2, 1, 10, 1 // +1 +0.5 +2 +0.5 = 4 seconds
 	b.Ctxt, b.Reads, b.SectorsRead, b.Writes, b.SectorsWritten = 5000, 30, 2148, 60, 4496
 	b.DBMSCPU, b.DBMSRSS = 0.9, 3<<20
-	b.Client = runner.CPUTime{User: 1500 * time.Millisecond, System: 500 * time.Millisecond}
+	b.Client = hostproc.CPUTime{User: 1500 * time.Millisecond, System: 500 * time.Millisecond}
 	iv := Diff(a, b)
 	for _, c := range []struct {
 		name      string
@@ -148,7 +149,7 @@ func TestSummaryIsConsistent(t *testing.T) {
 	a := HostSample{At: at, diskFound: true, dbmsProcsFound: true}
 	b := HostSample{At: at.Add(10 * time.Second), User: 6, System: 2, Idle: 12, Ctxt: 50000,
 		Reads: 300, SectorsRead: 6000, Writes: 900, SectorsWritten: 40000, DBMSCPU: 5, DBMSRSS: 1 << 30,
-		Client: runner.CPUTime{User: 2 * time.Second}, diskFound: true, dbmsProcsFound: true}
+		Client: hostproc.CPUTime{User: 2 * time.Second}, diskFound: true, dbmsProcsFound: true}
 	m := &Monitor{ClientBound: 0.9}
 	s := &Step{m: m, host: &HostSampler{}, first: a, last: b, start: a.At, lastAt: b.At, rssMax: 4096, refRSS: 1024}
 	sum := s.summary(t.Context(), Totals{Writes: 2000, Reads: 50000, MainOps: 50000, Rates: []float64{4000, 5000, 6000}})

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -59,11 +60,11 @@ type Step struct {
 type Result struct {
 	Total      *measure.Interval // cumulative over the step
 	Start, End time.Time
-	CPU        CPUTime // this process's CPU time during the step
-	Lag        Lag     // how late paced workers woke up: the client's own delay
-	Dropped    int64   // open-loop arrivals that could not start (backlog full)
-	Err        error   // the first failure, or ctx's error if interrupted
-	Complete   bool    // every worker finished its work
+	CPU        hostproc.CPUTime // this process's CPU time during the step
+	Lag        Lag              // how late paced workers woke up: the client's own delay
+	Dropped    int64            // open-loop arrivals that could not start (backlog full)
+	Err        error            // the first failure, or ctx's error if interrupted
+	Complete   bool             // every worker finished its work
 }
 
 // Run runs a step to completion, failure or cancellation of ctx.
@@ -88,7 +89,7 @@ func Run(ctx context.Context, s Step) Result {
 	}
 	stop := make(chan struct{})
 	var primaries, all sync.WaitGroup
-	cpu0 := ProcessCPU()
+	cpu0 := hostproc.ProcessCPU()
 	start := time.Now()
 	if s.Begin != nil {
 		s.Begin(start)
@@ -159,7 +160,7 @@ func Run(ctx context.Context, s Step) Result {
 	end := time.Now()
 	emit(end)
 	total.End = end
-	res := Result{Total: total, Start: start, End: end, CPU: ProcessCPU().Sub(cpu0), Dropped: dropped}
+	res := Result{Total: total, Start: start, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped}
 	for _, l := range lags {
 		res.Lag.Add(l)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/runner"
 	"github.com/dbperf/dbperf/internal/workload"
@@ -206,7 +207,7 @@ func TestLiveWithoutProgress(t *testing.T) {
 // it names them (all of LinkBench's request types), else by the main op type's.
 func TestPerOpDivisor(t *testing.T) {
 	ops := []measure.OpType{{Name: "a"}, {Name: "b"}}
-	res := runner.Result{Total: measure.NewInterval(2), CPU: runner.CPUTime{User: 300 * time.Millisecond}}
+	res := runner.Result{Total: measure.NewInterval(2), CPU: hostproc.CPUTime{User: 300 * time.Millisecond}}
 	res.Total.Ops[0].Units, res.Total.Ops[1].Units = 1000, 2000
 	plan := &workload.StepPlan{Step: runner.Step{Ops: ops}, Main: 0, Write: workload.None, Read: workload.None}
 	if sum, _ := summarize("s", plan, res); sum.ClientCPUUsPerOp != 300 {

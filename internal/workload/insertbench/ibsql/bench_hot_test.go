@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 )
@@ -90,7 +90,7 @@ func benchRange(b *testing.B, conn ib.Conn) {
 	var out []ib.IndexRow
 	var err error
 	b.ResetTimer()
-	cpu := runner.ProcessCPU()
+	cpu := hostproc.ProcessCPU()
 	for range b.N {
 		idx := gen.PickIndex()
 		if out, err = conn.RangeQuery(ctx, hotTable, idx, gen.RangeStart(idx), out[:0]); err != nil {
@@ -108,7 +108,7 @@ func benchPoint(b *testing.B, conn ib.Conn) {
 	var out []ib.PointRow
 	var err error
 	b.ResetTimer()
-	cpu := runner.ProcessCPU()
+	cpu := hostproc.ProcessCPU()
 	for range b.N {
 		gen.PointIDs(ids, 1, hotRows)
 		if out, err = conn.PointQuery(ctx, hotTable, ids, out[:0]); err != nil {
@@ -133,7 +133,7 @@ func benchInsert(b *testing.B, st ib.Store) {
 	gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 	rows := make([]ib.Row, 100)
 	b.ResetTimer()
-	cpu := runner.ProcessCPU()
+	cpu := hostproc.ProcessCPU()
 	for i := range b.N {
 		gen.Fill(rows, int64(i)*100+1, 1795363200)
 		if err := conn.Insert(ctx, "bench_hot_l0", rows); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5"
 )
@@ -24,8 +24,8 @@ func benchPostgres(b *testing.B) *pgStore {
 	return benchStore(b, "DBPERF_TEST_POSTGRES").(*pgStore)
 }
 
-func reportCPU(b *testing.B, before runner.CPUTime, n int, unit string) {
-	d := runner.ProcessCPU().Sub(before)
+func reportCPU(b *testing.B, before hostproc.CPUTime, n int, unit string) {
+	d := hostproc.ProcessCPU().Sub(before)
 	b.ReportMetric(float64(d.Total().Nanoseconds())/1e3/float64(n), "cpu-us/"+unit)
 	b.ReportMetric(float64(d.User.Nanoseconds())/1e3/float64(n), "user-us/"+unit)
 	b.ReportMetric(float64(d.System.Nanoseconds())/1e3/float64(n), "sys-us/"+unit)
@@ -55,7 +55,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 			rows := make([]ib.Row, 100)
 			var args []any
 			b.ResetTimer()
-			cpu := runner.ProcessCPU()
+			cpu := hostproc.ProcessCPU()
 			for id := int64(1); id <= int64(b.N); id += 100 {
 				n := min(100, int64(b.N)-id+1)
 				gen.Fill(rows[:n], id, 1795363200)
@@ -124,7 +124,7 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			var out []ib.IndexRow
 			b.ResetTimer()
-			cpu := runner.ProcessCPU()
+			cpu := hostproc.ProcessCPU()
 			for i := range b.N {
 				idx := ib.Index(i % int(ib.NumIndexes))
 				x := gen.RangeStart(idx)

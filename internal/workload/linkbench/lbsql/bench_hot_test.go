@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/runner"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
@@ -72,13 +72,13 @@ func benchOp(b *testing.B, c *Conn, op func(context.Context, *Conn, int, []lb.Li
 	var out []lb.Link
 	var err error
 	b.ResetTimer()
-	cpu := runner.ProcessCPU()
+	cpu := hostproc.ProcessCPU()
 	for i := range b.N {
 		if out, err = op(ctx, c, i, out); err != nil {
 			b.Fatal(err)
 		}
 	}
-	d := runner.ProcessCPU().Sub(cpu)
+	d := hostproc.ProcessCPU().Sub(cpu)
 	b.ReportMetric(float64(d.Total().Nanoseconds())/1e3/float64(b.N), "cpu-us/op")
 	b.ReportMetric(float64(d.User.Nanoseconds())/1e3/float64(b.N), "user-us/op")
 	b.ReportMetric(float64(d.System.Nanoseconds())/1e3/float64(b.N), "sys-us/op")

@@ -1,4 +1,4 @@
-package runner
+package hostproc
 
 import (
 	"syscall"
@@ -17,7 +17,8 @@ func (c CPUTime) Total() time.Duration { return c.User + c.System }
 // Sub returns c - o.
 func (c CPUTime) Sub(o CPUTime) CPUTime { return CPUTime{c.User - o.User, c.System - o.System} }
 
-// ProcessCPU returns the CPU time this process has used so far.
+// ProcessCPU returns the CPU time this process has used so far: the runner's per-step client
+// CPU and the monitor's per-interval one both read it.
 func ProcessCPU() CPUTime {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
