@@ -13,7 +13,6 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
-	"github.com/dbperf/dbperf/internal/runner"
 )
 
 // DefaultQueryTimeout bounds every question the monitor asks the DBMS (counters, size,
@@ -131,7 +130,7 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 }
 
 // Start takes the step's first sample, at the runner's start instant, and starts the monitor's
-// goroutine. The runner calls it (through runner.Step.Begin) before any worker starts.
+// goroutine. The runner calls it (through its step's Begin hook) before any worker starts.
 func (s *Step) Start(ctx context.Context, at time.Time) {
 	h, err := s.host.Sample()
 	if err != nil {
@@ -212,8 +211,16 @@ type Totals struct {
 	// divide by.
 	Writes, Reads, MainOps float64
 	MaxOpUs                float64
-	Rates                  []float64  // per-second rates of the main op
-	Lag                    runner.Lag // how late paced workers woke up
+	Rates                  []float64 // per-second rates of the main op
+	Wakeups                Wakeups   // how late paced workers woke up
+}
+
+// Wakeups are how late the paced workers woke up, as the runner counted them (its Lag and
+// LateWakeup), in plain numbers: Paced operations whose worker slept until they were due, Late
+// of them that started LateAfter or more after it, and Max the latest.
+type Wakeups struct {
+	Paced, Late    int64
+	Max, LateAfter time.Duration
 }
 
 // End waits for the monitor to write the last interval's rows and computes the step's summary
@@ -264,9 +271,9 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 	if s.m.Procs != nil {
 		sum.ClientProcs = s.m.Procs()
 	}
-	sum.PacedOps, sum.LateWakeups = t.Lag.Paced, t.Lag.Late
-	sum.WakeupMaxUs = round(float64(t.Lag.Max.Nanoseconds())/1e3, 1)
-	sum.ClientBound, sum.ClientBoundWhy = s.m.clientBound(sum.ClientCPUCores, iv.CPUBusyPct, t.Lag)
+	sum.PacedOps, sum.LateWakeups = t.Wakeups.Paced, t.Wakeups.Late
+	sum.WakeupMaxUs = round(float64(t.Wakeups.Max.Nanoseconds())/1e3, 1)
+	sum.ClientBound, sum.ClientBoundWhy = s.m.clientBound(sum.ClientCPUCores, iv.CPUBusyPct, t.Wakeups)
 	if sz, ok := s.m.target.(Size); ok {
 		s.m.ask(ctx, func(ctx context.Context) {
 			if b, err := sz.DatabaseSize(ctx); err == nil {
@@ -289,7 +296,7 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 // Late wakeups count against the client only when it used at least half of its threshold.
 // Never for an embedded engine: its own work runs in this process and can starve the paced
 // workers, which is the engine's load, not the client's.
-func (m *Monitor) clientBound(cores, hostBusyPct float64, lag runner.Lag) (bool, string) {
+func (m *Monitor) clientBound(cores, hostBusyPct float64, lag Wakeups) (bool, string) {
 	if m.embedded {
 		return false, ""
 	}
@@ -299,7 +306,7 @@ func (m *Monitor) clientBound(cores, hostBusyPct float64, lag runner.Lag) (bool,
 	if lag.Paced == 0 || float64(lag.Late) <= 0.01*float64(lag.Paced) {
 		return false, ""
 	}
-	late := fmt.Sprintf("%d of %d paced operations started %v or more late (latest %v)", lag.Late, lag.Paced, runner.LateWakeup, lag.Max.Round(time.Microsecond))
+	late := fmt.Sprintf("%d of %d paced operations started %v or more late (latest %v)", lag.Late, lag.Paced, lag.LateAfter, lag.Max.Round(time.Microsecond))
 	if cores >= m.ClientBound/2 {
 		return true, fmt.Sprintf("%s while dbperf used %.2f cores: the client falls behind its schedule", late, cores)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/hostproc"
-	"github.com/dbperf/dbperf/internal/runner"
 )
 
 // diskDir is a directory on a real block device: the working directory (the checkout), since
@@ -188,8 +187,8 @@ func TestSummaryIsConsistent(t *testing.T) {
 	}
 	// Falling behind its own schedule flags a client of a server: more than 1% late. With an
 	// embedded engine the engine's work may be what starves the paced workers: not flagged.
-	late := runner.Lag{Paced: 1000, Late: 11, Max: 9 * time.Millisecond}
-	if sum := s.summary(t.Context(), Totals{MainOps: 1, Lag: late}); sum.ClientBound || sum.LateWakeups != 11 {
+	late := Wakeups{Paced: 1000, Late: 11, Max: 9 * time.Millisecond, LateAfter: 5 * time.Millisecond}
+	if sum := s.summary(t.Context(), Totals{MainOps: 1, Wakeups: late}); sum.ClientBound || sum.LateWakeups != 11 {
 		t.Errorf("embedded, 11 of 1000 late: client bound %v, late wake-ups %d", sum.ClientBound, sum.LateWakeups)
 	}
 	m.embedded = false
@@ -198,17 +197,17 @@ func TestSummaryIsConsistent(t *testing.T) {
 	// threshold of 0.4 the client itself is busy enough to be behind its schedule: flagged.
 	for _, c := range []struct {
 		threshold float64
-		lag       runner.Lag
+		lag       Wakeups
 		want      bool
 		why       string
 	}{
-		{0.9, runner.Lag{Paced: 1000, Late: 10, Max: 7 * time.Millisecond}, false, ""},
+		{0.9, Wakeups{Paced: 1000, Late: 10, Max: 7 * time.Millisecond, LateAfter: 5 * time.Millisecond}, false, ""},
 		{0.9, late, false, "a busy host, not the client: 11 of 1000 paced operations started 5ms or more late (latest 9ms) while dbperf used only 0.20 cores"},
 		{0.4, late, true, "11 of 1000 paced operations started 5ms or more late (latest 9ms) while dbperf used 0.20 cores: the client falls behind"},
 		{0.2, late, true, "the client's own CPU is saturated: dbperf used 0.20 cores"},
 	} {
 		m.ClientBound = c.threshold
-		sum := s.summary(t.Context(), Totals{MainOps: 1, Lag: c.lag})
+		sum := s.summary(t.Context(), Totals{MainOps: 1, Wakeups: c.lag})
 		if sum.ClientBound != c.want || sum.LateWakeups != c.lag.Late || sum.PacedOps != 1000 {
 			t.Errorf("%v %+v: client bound %v (%s), want %v", c.threshold, c.lag, sum.ClientBound, sum.ClientBoundWhy, c.want)
 		}

@@ -277,6 +277,7 @@ func totals(plan *workload.StepPlan, res runner.Result, seconds []measure.Second
 		}
 		return float64(res.Total.Ops[o].Units)
 	}
-	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: float64(perOpUnits(plan, res)), Rates: rates, Lag: res.Lag,
+	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: float64(perOpUnits(plan, res)), Rates: rates,
+		Wakeups: monitor.Wakeups{Paced: res.Lag.Paced, Late: res.Lag.Late, Max: res.Lag.Max, LateAfter: runner.LateWakeup},
 		MaxOpUs: measure.Micros(res.Total.Ops[plan.Main].Hist.Max())}
 }
