@@ -282,7 +282,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	}
 	meta := archive.Run{
 		Name: filepath.Base(out), Workload: name, Command: redactArgs(os.Args),
-		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(dataPath), Target: info,
+		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(dataPath), Target: archive.Target(info),
 		Seed: seed, Settings: settings, Figures: wl.Figures(), Start: time.Now(),
 	}
 	dir, err := archive.Create(out, meta)

@@ -219,7 +219,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	recordClientPath(t, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
-		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: info, Seed: sf.seed,
+		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: archive.Target(info), Seed: sf.seed,
 		Settings: settings, Figures: wl.Figures(), Start: time.Now()})
 	if err != nil {
 		return err

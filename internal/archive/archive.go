@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -30,7 +29,7 @@ type Run struct {
 	Command  []string       `json:"command"` // passwords removed
 	Dbperf   Build          `json:"dbperf"`
 	Host     Host           `json:"host"`
-	Target   driver.Info    `json:"target"`
+	Target   Target         `json:"target"`
 	Seed     uint64         `json:"seed"`
 	Settings map[string]any `json:"settings"`
 	// Figures is what the workload declared about its op types and figures.
@@ -40,6 +39,18 @@ type Run struct {
 	Complete bool         `json:"complete"`
 	Error    string       `json:"error,omitempty"`
 	Steps    []StepStatus `json:"steps"`
+}
+
+// Target is what the run measured, as the opened target described itself: run.json's
+// "target". Its fields are those of the driver's description (driver.Info), which the command
+// that creates the run converts, so that the archive does not depend on the drivers; a field
+// added to one and not the other stops that conversion from compiling.
+type Target struct {
+	Kind     string         `json:"kind"`
+	Target   string         `json:"target"` // the redacted target string
+	Engine   string         `json:"engine"` // e.g. "PostgreSQL", "Pebble"
+	Version  string         `json:"version"`
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 // StepStatus is a step's line in run.json.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -196,7 +195,7 @@ func micros(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 
 
 func TestStepCycle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	d, err := Create(dir, Run{Name: "r", Workload: "insert-benchmark", Target: driver.Info{Kind: "pebble"}})
+	d, err := Create(dir, Run{Name: "r", Workload: "insert-benchmark", Target: Target{Kind: "pebble"}})
 	if err != nil {
 		t.Fatal(err)
 	}

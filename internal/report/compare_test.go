@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
 )
@@ -144,15 +143,15 @@ func unlikeRuns() (Run, []Run) {
 		return map[string]any{"rows": float64(rows), "clients": 2.0, "steps": []any{"l.i0", "qr100"}, "arrival": arrival}
 	}
 	base.Meta.Settings = settings(10000, "closed")
-	base.Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "128MB"}}
+	base.Meta.Target = archive.Target{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "128MB"}}
 	base.Meta.Host = archive.Host{Hostname: "a", Cores: 4, MemoryGB: 16, Disk: "/dev/vda1 on / (ext4), 20.0 GB free of 40.0 GB"}
 	base.Meta.Seed = 1
 	runs[0].Meta.Settings = settings(20000, "closed")
-	runs[0].Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "17.2", Settings: map[string]any{"shared_buffers": "128MB"}}
+	runs[0].Meta.Target = archive.Target{Kind: "postgres", Engine: "PostgreSQL", Version: "17.2", Settings: map[string]any{"shared_buffers": "128MB"}}
 	runs[0].Meta.Host = archive.Host{Hostname: "a", Cores: 4, MemoryGB: 16, Disk: "/dev/vda1 on / (ext4), 19.0 GB free of 40.0 GB"}
 	runs[0].Meta.Seed = 1
 	runs[1].Meta.Settings = settings(10000, "poisson 100/s")
-	runs[1].Meta.Target = driver.Info{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "1GB"}}
+	runs[1].Meta.Target = archive.Target{Kind: "postgres", Engine: "PostgreSQL", Version: "16.4", Settings: map[string]any{"shared_buffers": "1GB"}}
 	runs[1].Meta.Host = archive.Host{Hostname: "b", Cores: 8, MemoryGB: 16, Disk: "/dev/nvme0n1 on /data (xfs), 100.0 GB free of 200.0 GB"}
 	runs[1].Meta.Seed = 2
 	return base, runs

@@ -55,7 +55,7 @@ func makeRun(t *testing.T, dir, name, targetStr string) string {
 	}
 	out := filepath.Join(dir, name)
 	d, err := archive.Create(out, archive.Run{Name: name, Workload: "insert", Dbperf: archive.ThisBuild(),
-		Host: archive.ThisHost(dir), Target: tg.Info(ctx), Seed: cfg.Seed, Settings: bench.Settings(), Figures: bench.Figures(), Start: time.Now()})
+		Host: archive.ThisHost(dir), Target: archive.Target(tg.Info(ctx)), Seed: cfg.Seed, Settings: bench.Settings(), Figures: bench.Figures(), Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -47,7 +46,7 @@ func summaryRuns() []Run {
 	start := time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)
 	runs := []Run{{
 		Meta: archive.Run{Figures: ib, Name: "pg-shared", Start: start, Dbperf: archive.Build{Commit: "0123456789abcdef0123"},
-			Target: driver.Info{Kind: "postgres", Version: "15.18"}},
+			Target: archive.Target{Kind: "postgres", Version: "15.18"}},
 		Steps: []archive.Step{
 			{Step: "l.i0", Complete: true, Verified: true, Seconds: 12.3, ClientCPUUsPerOp: 1.16,
 				Stalls: &measure.Stalls{Count: 2, LongestSec: 1, TotalSec: 1.5},
@@ -67,7 +66,7 @@ func summaryRuns() []Run {
 		},
 	}, {
 		Meta: archive.Run{Figures: ib, Name: "sqlite-1", Start: start.Add(time.Hour), Dbperf: archive.Build{Commit: "unknown"},
-			Target: driver.Info{Kind: "sqlite", Version: "3.54.1"}},
+			Target: archive.Target{Kind: "sqlite", Version: "3.54.1"}},
 		Steps: []archive.Step{
 			{Step: "qp1000", Complete: true, Seconds: 3.1,
 				Host: &archive.HostSummary{CPUPS: 99, ClientCPUCores: 1.2, ClientBound: true},

@@ -62,7 +62,7 @@ func TestAllStepsOnEveryTarget(t *testing.T) {
 					t.Fatal(err)
 				}
 				dir := filepath.Join(t.TempDir(), "run")
-				d, err := archive.Create(dir, archive.Run{Name: "run", Target: tg.Info(context.Background())})
+				d, err := archive.Create(dir, archive.Run{Name: "run", Target: archive.Target(tg.Info(context.Background()))})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -64,7 +64,7 @@ func runKV(t *testing.T, target, out string, cfg kv.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := archive.Create(out, archive.Run{Name: filepath.Base(out), Workload: kv.Name, Target: tg.Info(context.Background()),
+	d, err := archive.Create(out, archive.Run{Name: filepath.Base(out), Workload: kv.Name, Target: archive.Target(tg.Info(context.Background())),
 		Settings: b.Settings(), Figures: b.Figures()})
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func open(t *testing.T, target string) (driver.Target, lb.Store) {
 func run(t *testing.T, tg driver.Target, b *lb.Bench) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	d, err := archive.Create(dir, archive.Run{Name: "run", Workload: lb.Name, Target: tg.Info(context.Background()), Figures: b.Figures()})
+	d, err := archive.Create(dir, archive.Run{Name: "run", Workload: lb.Name, Target: archive.Target(tg.Info(context.Background())), Figures: b.Figures()})
 	if err != nil {
 		t.Fatal(err)
 	}
