@@ -10,18 +10,12 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/dbperf/dbperf/internal/monitor"
 )
 
 // What the monitor samples on a key-value store: the engine runs in this process, its data is
 // at the target's path, and each engine reports its own size and statistics.
 
 var (
-	_ monitor.Processes = (*DB)(nil)
-	_ monitor.DataDir   = (*DB)(nil)
-	_ monitor.Size      = (*DB)(nil)
-	_ monitor.Counters  = (*DB)(nil)
-
 	_ Monitored = (*pebbleEngine)(nil)
 	_ Monitored = (*boltEngine)(nil)
 )

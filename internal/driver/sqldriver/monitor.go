@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -22,23 +21,6 @@ import (
 // What the monitor samples on each SQL target: the DBMS's processes and data directory on this
 // host (a server elsewhere has neither here), the database's size as the DBMS reports it, and
 // the DBMS's own counters.
-
-var (
-	_ monitor.Processes = (*Postgres)(nil)
-	_ monitor.DataDir   = (*Postgres)(nil)
-	_ monitor.Size      = (*Postgres)(nil)
-	_ monitor.Counters  = (*Postgres)(nil)
-
-	_ monitor.Processes = (*MySQL)(nil)
-	_ monitor.DataDir   = (*MySQL)(nil)
-	_ monitor.Size      = (*MySQL)(nil)
-	_ monitor.Counters  = (*MySQL)(nil)
-
-	_ monitor.Processes = (*SQLite)(nil)
-	_ monitor.DataDir   = (*SQLite)(nil)
-	_ monitor.Size      = (*SQLite)(nil)
-	_ monitor.Counters  = (*SQLite)(nil)
-)
 
 // ---- PostgreSQL
 
