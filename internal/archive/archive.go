@@ -86,42 +86,48 @@ type Step struct {
 	Stalls *measure.Stalls `json:"stalls,omitempty"`
 	// Dropped counts open-loop arrivals that found the backlog full and never ran.
 	Dropped int64 `json:"dropped,omitempty"`
+	// OpenLoop accounts for every open-loop arrival: offered, achieved, dropped, not started,
+	// and whether a stream was overloaded (docs/open-loop.md).
+	OpenLoop *measure.OpenLoop `json:"open_loop,omitempty"`
 	// SLAs are the run's response-time goals of this step's op types, and how it fared.
 	SLAs []measure.SLAResult `json:"slas,omitempty"`
 }
 
-// HostSummary is the reference's per-step row of host figures normalized per operation, plus
-// dbperf's own. "Per op" divides by the step's main op: rows inserted on load steps, queries on
-// query steps; wpi and wkbpi always divide by rows inserted.
+// HostSummary is a step's host and DBMS figures, as rates and normalized per operation, from
+// the monitor. What the figures divide by is the workload's: "per op" figures divide by the units
+// of the step's main op type (or of the op types the step names for per-op costs), "per write"
+// figures by those of its write op type, and the write and read rates count the units of its
+// write and read op types (workload.StepPlan). The JSON keys keep the reference's abbreviations
+// (ips, qps, rpq, wpi, cpupq, ...), which the reports and every archive already written read.
 type HostSummary struct {
-	Seconds float64  `json:"seconds"`
-	Devices []string `json:"devices,omitempty"` // block devices whose IO is counted
-	IPS     float64  `json:"ips"`               // rows inserted per second
-	QPS     float64  `json:"qps"`               // queries per second
-	RPS     *float64 `json:"rps,omitempty"`     // storage reads per second
-	RMBPS   *float64 `json:"rmbps,omitempty"`   // MB read per second
-	WPS     *float64 `json:"wps,omitempty"`     // storage writes per second
-	WMBPS   *float64 `json:"wmbps,omitempty"`   // MB written per second
-	RPQ     *float64 `json:"rpq,omitempty"`     // storage reads per op
-	RKBPQ   *float64 `json:"rkbpq,omitempty"`   // KB read per op
-	WPI     *float64 `json:"wpi,omitempty"`     // storage writes per row inserted
-	WKBPI   *float64 `json:"wkbpi,omitempty"`   // KB written per row inserted
-	CSPS    float64  `json:"csps"`              // context switches per second (host)
-	CPUPS   float64  `json:"cpups"`             // host CPU busy, % of all cores: vmstat's us+sy
-	CSPQ    *float64 `json:"cspq,omitempty"`    // context switches per op
-	CPUPQ   *float64 `json:"cpupq,omitempty"`   // host CPU µs per op
-	DBGB1   *float64 `json:"dbgb1,omitempty"`   // database size as the DBMS reports it, GB
-	DBGB2   *float64 `json:"dbgb2,omitempty"`   // size of the data directory on disk, GB
-	RSS     *float64 `json:"rss,omitempty"`     // DBMS resident memory, GB (the step's maximum)
-	MaxOp   float64  `json:"maxop"`             // max response time of the main op, µs
+	Seconds         float64  `json:"seconds"`
+	Devices         []string `json:"devices,omitempty"` // block devices whose IO is counted
+	WriteRate       float64  `json:"ips"`               // units of the write op type per second
+	ReadRate        float64  `json:"qps"`               // units of the read op type per second
+	RPS             *float64 `json:"rps,omitempty"`     // storage reads per second
+	RMBPS           *float64 `json:"rmbps,omitempty"`   // MB read per second
+	WPS             *float64 `json:"wps,omitempty"`     // storage writes per second
+	WMBPS           *float64 `json:"wmbps,omitempty"`   // MB written per second
+	ReadsPerOp      *float64 `json:"rpq,omitempty"`     // storage reads per op
+	ReadKBPerOp     *float64 `json:"rkbpq,omitempty"`   // KB read per op
+	WritesPerWrite  *float64 `json:"wpi,omitempty"`     // storage writes per unit written
+	WriteKBPerWrite *float64 `json:"wkbpi,omitempty"`   // KB written per unit written
+	CSPS            float64  `json:"csps"`              // context switches per second (host)
+	CPUPS           float64  `json:"cpups"`             // host CPU busy, % of all cores: vmstat's us+sy
+	CtxPerOp        *float64 `json:"cspq,omitempty"`    // context switches per op
+	CPUUsPerOp      *float64 `json:"cpupq,omitempty"`   // host CPU µs per op
+	DBGB1           *float64 `json:"dbgb1,omitempty"`   // database size as the DBMS reports it, GB
+	DBGB2           *float64 `json:"dbgb2,omitempty"`   // size of the data directory on disk, GB
+	RSS             *float64 `json:"rss,omitempty"`     // DBMS resident memory, GB (the step's maximum)
+	MaxOp           float64  `json:"maxop"`             // max response time of the main op, µs
 	// RateP50All and RateP99All are dbperf's percentiles of the main op's per-second rates, all
-	// clients together, ascending (p99 is the high tail). The reference's p50 and p99 (client
-	// 1's rates, descending: p99 is the low tail) are the Insert Benchmark's step figures.
+	// clients together, ascending (p99 is the high tail). A workload whose reference reports
+	// other percentiles of rates has them among its own step figures.
 	RateP50All float64 `json:"rate_p50_all"`
 	RateP99All float64 `json:"rate_p99_all"`
-	// DBMSCPUPQ is the DBMS processes' CPU µs per op; ClientCPUPQ this process's.
-	DBMSCPUPQ   *float64 `json:"dbms_cpupq,omitempty"`
-	ClientCPUPQ float64  `json:"client_cpupq"`
+	// DBMSCPUUsPerOp is the DBMS processes' CPU µs per op; ClientCPUUsPerOp this process's.
+	DBMSCPUUsPerOp   *float64 `json:"dbms_cpupq,omitempty"`
+	ClientCPUUsPerOp float64  `json:"client_cpupq"`
 	// ClientCPUCores is the client's CPU use in cores. ClientBound flags a step whose figures
 	// measure the client rather than the DBMS: the client used at least the set share of a core,
 	// or more than 1% of its paced operations woke up late. Never flagged for an embedded

@@ -28,10 +28,10 @@ func TestOldRunStillReads(t *testing.T) {
 	if len(steps) != 4 || !steps[2].Complete || steps[2].Host == nil {
 		t.Fatalf("steps: %d, l.i1 %+v", len(steps), steps[2])
 	}
-	if h := steps[2].Host; h.IPS != 30672.4 || h.WPI == nil || *h.WPI != 0.067 || *h.WKBPI != 0.726 || *h.CPUPQ != 66 {
+	if h := steps[2].Host; h.WriteRate != 30672.4 || h.WritesPerWrite == nil || *h.WritesPerWrite != 0.067 || *h.WriteKBPerWrite != 0.726 || *h.CPUUsPerOp != 66 {
 		t.Errorf("l.i1's host figures: %+v", h)
 	}
-	if h := steps[3].Host; h.QPS != 62719.2 || *h.RKBPQ != 0.008 || *h.RPQ != 0.001 {
+	if h := steps[3].Host; h.ReadRate != 62719.2 || *h.ReadKBPerOp != 0.008 || *h.ReadsPerOp != 0.001 {
 		t.Errorf("qr100's host figures: %+v", h)
 	}
 	same := func(path string, v any) {

@@ -206,9 +206,9 @@ func (s *Step) sample(ctx context.Context, at time.Time) {
 
 // Totals are the step's operation figures the summary divides by.
 type Totals struct {
-	// Writes are the units of the step's write op (rows inserted): per-write figures divide by
-	// them; Reads those of its read op; MainOps those of its main op, which per-op figures
-	// divide by.
+	// Writes are the units of the step's write op type: per-write figures divide by them, and
+	// the write rate counts them; Reads those of its read op type; MainOps those of its main op
+	// type (or its per-op op types), which per-op figures divide by.
 	Writes, Reads, MainOps float64
 	MaxOpUs                float64
 	Rates                  []float64 // per-second rates of the main op
@@ -245,23 +245,23 @@ func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {
 		return &r
 	}
 	val := func(v float64) *float64 { r := round(v, 3); return &r }
-	sum.IPS, sum.QPS = round(t.Writes/iv.Seconds, 1), round(t.Reads/iv.Seconds, 1)
+	sum.WriteRate, sum.ReadRate = round(t.Writes/iv.Seconds, 1), round(t.Reads/iv.Seconds, 1)
 	// cpups and cpupq as the reference's: vmstat us+sy, steal not included (ios.sh:58,
 	// etl.sh:66-70); host.csv keeps cpu_busy_pct with steal.
 	sum.CSPS, sum.CPUPS = round(iv.CtxPerSec, 1), round(iv.CPUUsSyPct, 1)
-	sum.CSPQ, sum.CPUPQ = per(iv.Ctx, t.MainOps), per(iv.CPUUsSySec*1e6, t.MainOps)
+	sum.CtxPerOp, sum.CPUUsPerOp = per(iv.Ctx, t.MainOps), per(iv.CPUUsSySec*1e6, t.MainOps)
 	if iv.HasDisk {
 		sum.RPS, sum.RMBPS = val(iv.ReadsPerSec), val(iv.ReadKBPerSec/1024)
 		sum.WPS, sum.WMBPS = val(iv.WritesPerSec), val(iv.WriteKBPerSec/1024)
-		sum.RPQ, sum.RKBPQ = per(iv.Reads, t.MainOps), per(iv.ReadKB, t.MainOps)
-		sum.WPI, sum.WKBPI = per(iv.Writes, t.Writes), per(iv.WriteKB, t.Writes)
+		sum.ReadsPerOp, sum.ReadKBPerOp = per(iv.Reads, t.MainOps), per(iv.ReadKB, t.MainOps)
+		sum.WritesPerWrite, sum.WriteKBPerWrite = per(iv.Writes, t.Writes), per(iv.WriteKB, t.Writes)
 	}
 	if iv.HasDBMS {
 		sum.RSS = val(s.refRSS / 1024) // the reference's; the sum over processes is host.csv's dbms_rss_mb
-		sum.DBMSCPUPQ = per(iv.DBMSCPUSec*1e6, t.MainOps)
+		sum.DBMSCPUUsPerOp = per(iv.DBMSCPUSec*1e6, t.MainOps)
 	}
 	if t.MainOps > 0 {
-		sum.ClientCPUPQ = round(iv.ClientCPUSec*1e6/t.MainOps, 3)
+		sum.ClientCPUUsPerOp = round(iv.ClientCPUSec*1e6/t.MainOps, 3)
 	}
 	sum.ClientCPUCores = round(iv.ClientCPUSec/iv.Seconds, 3)
 	sum.ClientHostPct = val(pct(iv.ClientCPUSec, iv.CPUTotalSec))

@@ -158,21 +158,21 @@ func TestSummaryIsConsistent(t *testing.T) {
 		}
 	}
 	secs := 10.0
-	near("rpq = rps x secs / ops", sum.RPQ, *sum.RPS*secs/50000)
-	near("rkbpq = rmbps x 1024 x secs / ops", sum.RKBPQ, *sum.RMBPS*1024*secs/50000)
-	near("wpi = wps x secs / inserts", sum.WPI, *sum.WPS*secs/2000)
-	near("wkbpi = wmbps x 1024 x secs / inserts", sum.WKBPI, *sum.WMBPS*1024*secs/2000)
-	near("cspq = csps x secs / ops", sum.CSPQ, sum.CSPS*secs/50000)
-	near("cpupq = busy seconds / ops", sum.CPUPQ, 8.0*1e6/50000)
-	near("dbms cpupq", sum.DBMSCPUPQ, 5.0*1e6/50000)
+	near("rpq = rps x secs / ops", sum.ReadsPerOp, *sum.RPS*secs/50000)
+	near("rkbpq = rmbps x 1024 x secs / ops", sum.ReadKBPerOp, *sum.RMBPS*1024*secs/50000)
+	near("wpi = wps x secs / inserts", sum.WritesPerWrite, *sum.WPS*secs/2000)
+	near("wkbpi = wmbps x 1024 x secs / inserts", sum.WriteKBPerWrite, *sum.WMBPS*1024*secs/2000)
+	near("cspq = csps x secs / ops", sum.CtxPerOp, sum.CSPS*secs/50000)
+	near("cpupq = busy seconds / ops", sum.CPUUsPerOp, 8.0*1e6/50000)
+	near("dbms cpupq", sum.DBMSCPUUsPerOp, 5.0*1e6/50000)
 	near("rss GB (the reference's: one process)", sum.RSS, 1)
 	near("dbms share of the host = dbms seconds / capacity seconds", sum.DBMSHostPct, 100*5.0/20)
 	near("client share of the host: 2 s of 20 s of capacity", sum.ClientHostPct, 10)
-	if sum.IPS != 200 || sum.QPS != 5000 || sum.CPUPS != 40 || sum.CSPS != 5000 {
-		t.Errorf("rates: ips %v qps %v cpups %v csps %v", sum.IPS, sum.QPS, sum.CPUPS, sum.CSPS)
+	if sum.WriteRate != 200 || sum.ReadRate != 5000 || sum.CPUPS != 40 || sum.CSPS != 5000 {
+		t.Errorf("rates: ips %v qps %v cpups %v csps %v", sum.WriteRate, sum.ReadRate, sum.CPUPS, sum.CSPS)
 	}
-	if sum.ClientCPUCores != 0.2 || sum.ClientBound || sum.ClientCPUPQ != 40 {
-		t.Errorf("client: %v cores, bound %v, %v us/op", sum.ClientCPUCores, sum.ClientBound, sum.ClientCPUPQ)
+	if sum.ClientCPUCores != 0.2 || sum.ClientBound || sum.ClientCPUUsPerOp != 40 {
+		t.Errorf("client: %v cores, bound %v, %v us/op", sum.ClientCPUCores, sum.ClientBound, sum.ClientCPUUsPerOp)
 	}
 	if sum.RateP50All != 5000 || sum.RateP99All != 6000 {
 		t.Errorf("p50 %v, p99 %v of the per-second rates", sum.RateP50All, sum.RateP99All)

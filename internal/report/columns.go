@@ -83,13 +83,13 @@ const lower = archive.LowerIsBetter
 // hostSummaryColumns are the monitor's figures; cpups and client are shares of the host, neither
 // better nor worse.
 var hostSummaryColumns = []SummaryColumn{
-	hostSummaryColumn("rpq", lower, func(h *archive.HostSummary) string { return num(h.RPQ, "%.3f") }),
-	hostSummaryColumn("rkbpq", lower, func(h *archive.HostSummary) string { return num(h.RKBPQ, "%.3f") }),
-	hostSummaryColumn("wpi", lower, func(h *archive.HostSummary) string { return num(h.WPI, "%.3f") }),
-	hostSummaryColumn("wkbpi", lower, func(h *archive.HostSummary) string { return num(h.WKBPI, "%.3f") }),
-	hostSummaryColumn("cspq", lower, func(h *archive.HostSummary) string { return num(h.CSPQ, "%.2f") }),
-	hostSummaryColumn("cpupq", lower, func(h *archive.HostSummary) string { return num(h.CPUPQ, "%.1f") }),
-	hostSummaryColumn("dbms_cpupq", lower, func(h *archive.HostSummary) string { return num(h.DBMSCPUPQ, "%.1f") }),
+	hostSummaryColumn("rpq", lower, func(h *archive.HostSummary) string { return num(h.ReadsPerOp, "%.3f") }),
+	hostSummaryColumn("rkbpq", lower, func(h *archive.HostSummary) string { return num(h.ReadKBPerOp, "%.3f") }),
+	hostSummaryColumn("wpi", lower, func(h *archive.HostSummary) string { return num(h.WritesPerWrite, "%.3f") }),
+	hostSummaryColumn("wkbpi", lower, func(h *archive.HostSummary) string { return num(h.WriteKBPerWrite, "%.3f") }),
+	hostSummaryColumn("cspq", lower, func(h *archive.HostSummary) string { return num(h.CtxPerOp, "%.2f") }),
+	hostSummaryColumn("cpupq", lower, func(h *archive.HostSummary) string { return num(h.CPUUsPerOp, "%.1f") }),
+	hostSummaryColumn("dbms_cpupq", lower, func(h *archive.HostSummary) string { return num(h.DBMSCPUUsPerOp, "%.1f") }),
 	hostSummaryColumn("cpups", "", func(h *archive.HostSummary) string { return fmt.Sprintf("%.0f", h.CPUPS) }),
 	hostSummaryColumn("dbgb1", lower, func(h *archive.HostSummary) string { return num(h.DBGB1, "%.3f") }),
 	hostSummaryColumn("dbgb2", lower, func(h *archive.HostSummary) string { return num(h.DBGB2, "%.3f") }),

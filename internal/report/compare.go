@@ -35,11 +35,11 @@ func hostFigure(get func(h *archive.HostSummary) *float64) func(archive.Step) (f
 // hostFigures are the monitor's rows of CompareTable, after the workload's: costs per operation,
 // memory, size and stalls, for all of which less is better.
 var hostFigures = []figure{
-	{"cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.CPUPQ })},
-	{"rkbpq", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RKBPQ })},
-	{"wkbpi", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.WKBPI })},
-	{"dbms_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBMSCPUPQ })},
-	{"client_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return &h.ClientCPUPQ })},
+	{"cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.CPUUsPerOp })},
+	{"rkbpq", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.ReadKBPerOp })},
+	{"wkbpi", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.WriteKBPerWrite })},
+	{"dbms_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBMSCPUUsPerOp })},
+	{"client_cpupq", "%.1f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return &h.ClientCPUUsPerOp })},
 	{"rss", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.RSS })},
 	{"dbgb1", "%.3f", archive.LowerIsBetter, false, hostFigure(func(h *archive.HostSummary) *float64 { return h.DBGB1 })},
 	{"stalls", "%.0f", archive.LowerIsBetter, false, func(s archive.Step) (float64, bool) {

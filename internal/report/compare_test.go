@@ -26,14 +26,14 @@ func compareRuns() (Run, []Run) {
 	base := Run{Meta: archive.Run{Name: "base", Figures: ib}, Steps: []archive.Step{
 		{Step: "l.i0", Stalls: &measure.Stalls{},
 			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 100000, 400, 1000, 3000, 5000)},
-			Host: &archive.HostSummary{CPUPQ: f(10), WKBPI: f(1.0), DBMSCPUPQ: f(6), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.2)}},
+			Host: &archive.HostSummary{CPUUsPerOp: f(10), WriteKBPerWrite: f(1.0), DBMSCPUUsPerOp: f(6), ClientCPUUsPerOp: 3, RSS: f(1.5), DBGB1: f(0.2)}},
 		{Step: "qr100", Stalls: &measure.Stalls{Count: 1},
 			Ops: map[string]measure.OpSummary{
 				"insert": op(3000, 100, 900, 2000, 3000, 3000),
 				"delete": op(3000, 100, 800, 1800, 2500, 2500),
 				"query":  op(300000, 10000, 50, 200, 500, 900),
 			},
-			Host:     &archive.HostSummary{CPUPQ: f(40), RKBPQ: f(0.5), WKBPI: f(2), ClientCPUPQ: 12},
+			Host:     &archive.HostSummary{CPUUsPerOp: f(40), ReadKBPerOp: f(0.5), WriteKBPerWrite: f(2), ClientCPUUsPerOp: 12},
 			Workload: qWorkload(100, 100)},
 		{Step: "qp1000",
 			Ops: map[string]measure.OpSummary{
@@ -45,14 +45,14 @@ func compareRuns() (Run, []Run) {
 	better := Run{Meta: archive.Run{Name: "better", Figures: ib}, Steps: []archive.Step{
 		{Step: "l.i0", Stalls: &measure.Stalls{Count: 3},
 			Ops:  map[string]measure.OpSummary{"insert": op(1000000, 120000, 380, 990, 2500, 4000)},
-			Host: &archive.HostSummary{CPUPQ: f(8), DBMSCPUPQ: f(6.2), ClientCPUPQ: 3, RSS: f(1.5), DBGB1: f(0.25)}},
+			Host: &archive.HostSummary{CPUUsPerOp: f(8), DBMSCPUUsPerOp: f(6.2), ClientCPUUsPerOp: 3, RSS: f(1.5), DBGB1: f(0.25)}},
 		{Step: "qr100", Stalls: &measure.Stalls{Count: 1},
 			Ops: map[string]measure.OpSummary{
 				"insert": op(3000, 100, 900, 2100, 3000, 3000),
 				"delete": op(3000, 100, 800, 1800, 2500, 2500),
 				"query":  op(309000, 10300, 49, 150, 400, 800),
 			},
-			Host:     &archive.HostSummary{CPUPQ: f(38.5), RKBPQ: f(0.4), WKBPI: f(2.2), ClientCPUPQ: 12},
+			Host:     &archive.HostSummary{CPUUsPerOp: f(38.5), ReadKBPerOp: f(0.4), WriteKBPerWrite: f(2.2), ClientCPUUsPerOp: 12},
 			Workload: qWorkload(99.5, 100)},
 		{Step: "qp1000",
 			Ops: map[string]measure.OpSummary{

@@ -55,8 +55,8 @@ func summaryRuns() []Run {
 				Ops: map[string]measure.OpSummary{"index": {Count: 2000000, Statements: 2, PerSec: 444444.4, P50Us: 4400000, P99Us: 4500000, MaxUs: 4500000}}},
 			{Step: "qr100", Complete: true, Verified: true, Seconds: 30, Errors: 2, ClientCPUUsPerOp: 14.5,
 				Stalls: &measure.Stalls{},
-				Host: &archive.HostSummary{RPQ: f(0.002), RKBPQ: f(0.031), WPI: f(0.5), WKBPI: f(4.25), CSPQ: f(1.5),
-					CPUPQ: f(48.2), DBMSCPUPQ: f(30.1), CPUPS: 87, DBGB1: f(0.25), DBGB2: f(0.31), RSS: f(4.2), ClientCPUCores: 0.45},
+				Host: &archive.HostSummary{ReadsPerOp: f(0.002), ReadKBPerOp: f(0.031), WritesPerWrite: f(0.5), WriteKBPerWrite: f(4.25), CtxPerOp: f(1.5),
+					CPUUsPerOp: f(48.2), DBMSCPUUsPerOp: f(30.1), CPUPS: 87, DBGB1: f(0.25), DBGB2: f(0.31), RSS: f(4.2), ClientCPUCores: 0.45},
 				Ops: map[string]measure.OpSummary{
 					"insert": op(6000, 200, 1800, 4800, 5800, 5800),
 					"delete": op(6000, 200, 1500, 4100, 4600, 4600),

@@ -124,7 +124,7 @@ func printHostShort(out io.Writer, h *archive.HostSummary) {
 		return fmt.Sprintf(format, *p)
 	}
 	fmt.Fprintf(out, "   host: cpu %.0f%%; per op: cpu %s us (dbms %s, client %.1f), rKB %s, wKB/write %s; client %.2f cores\n",
-		h.CPUPS, num(h.CPUPQ, "%.1f"), num(h.DBMSCPUPQ, "%.1f"), h.ClientCPUPQ, num(h.RKBPQ, "%.3f"), num(h.WKBPI, "%.3f"), h.ClientCPUCores)
+		h.CPUPS, num(h.CPUUsPerOp, "%.1f"), num(h.DBMSCPUUsPerOp, "%.1f"), h.ClientCPUUsPerOp, num(h.ReadKBPerOp, "%.3f"), num(h.WriteKBPerWrite, "%.3f"), h.ClientCPUCores)
 	switch {
 	case h.ClientBound:
 		fmt.Fprintf(out, "   CLIENT-BOUND: %s\n", h.ClientBoundWhy)
@@ -144,7 +144,7 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 	fmt.Fprintf(out, "   host: cpu %.1f%% busy, %.0f cs/s; disk %v r/s %s rMB/s %s w/s %s wMB/s %s\n",
 		h.CPUPS, h.CSPS, h.Devices, num(h.RPS, "%.0f"), num(h.RMBPS, "%.2f"), num(h.WPS, "%.0f"), num(h.WMBPS, "%.2f"))
 	fmt.Fprintf(out, "   per op: host cpu %s us, dbms cpu %s us, client cpu %.2f us, cs %s, rKB %s; per write: w %s, wKB %s\n",
-		num(h.CPUPQ, "%.2f"), num(h.DBMSCPUPQ, "%.2f"), h.ClientCPUPQ, num(h.CSPQ, "%.3f"), num(h.RKBPQ, "%.3f"), num(h.WPI, "%.3f"), num(h.WKBPI, "%.3f"))
+		num(h.CPUUsPerOp, "%.2f"), num(h.DBMSCPUUsPerOp, "%.2f"), h.ClientCPUUsPerOp, num(h.CtxPerOp, "%.3f"), num(h.ReadKBPerOp, "%.3f"), num(h.WritesPerWrite, "%.3f"), num(h.WriteKBPerWrite, "%.3f"))
 	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores; of the host's cpu: client %s, dbms %s\n",
 		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores, num(h.ClientHostPct, "%.0f%%"), num(h.DBMSHostPct, "%.0f%%"))
 	switch {

@@ -168,8 +168,8 @@ func checkMonitor(t *testing.T, dir string, server bool) {
 		if math.Abs(h.Seconds-s.Seconds) > 0.05 || (h.Seconds >= 0.1 && h.ClientCPUCores > 0.2 && h.CPUPS <= 0) || h.CSPS <= 0 || h.WPS == nil {
 			t.Errorf("step %s host summary lacks figures: %+v", s.Step, h)
 		}
-		if server && (h.RSS == nil || *h.RSS <= 0 || h.DBGB1 == nil || h.DBGB2 == nil || h.DBMSCPUPQ == nil || h.Embedded) {
-			t.Errorf("step %s on a server: rss %v dbgb1 %v dbgb2 %v dbms_cpupq %v embedded %v", s.Step, h.RSS, h.DBGB1, h.DBGB2, h.DBMSCPUPQ, h.Embedded)
+		if server && (h.RSS == nil || *h.RSS <= 0 || h.DBGB1 == nil || h.DBGB2 == nil || h.DBMSCPUUsPerOp == nil || h.Embedded) {
+			t.Errorf("step %s on a server: rss %v dbgb1 %v dbgb2 %v dbms_cpupq %v embedded %v", s.Step, h.RSS, h.DBGB1, h.DBGB2, h.DBMSCPUUsPerOp, h.Embedded)
 		}
 		if !server && !h.Embedded {
 			t.Errorf("step %s on an embedded target is not marked embedded", s.Step)
