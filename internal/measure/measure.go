@@ -70,18 +70,24 @@ type Recorder struct {
 	mu     sync.Mutex
 	active []counts // written by Record
 	spare  []counts // merged by Drain, then reset; swapped with active once an interval
+	done   []int64  // statements per op type over every Drain so far; the drainer's alone
 }
 
 // counts is what one worker recorded of one op type since the last Drain, in dense histograms.
 type counts struct {
 	hist, service             *hdr.Histogram // nil until the op type's first record
 	units, statements, errors int64
+	kinds                     []ErrorCount // errors by kind; reused
 }
 
 // NewRecorder returns a recorder for a step of n op types.
 func NewRecorder(n int) *Recorder {
-	return &Recorder{active: make([]counts, n), spare: make([]counts, n)}
+	return &Recorder{active: make([]counts, n), spare: make([]counts, n), done: make([]int64, n)}
 }
+
+// Done is the statements of each op type drained so far (indexed by Op): what a worker
+// finished, for the runner's account of an open-loop stream. Call it from the drainer only.
+func (r *Recorder) Done() []int64 { return r.done }
 
 // clamp keeps a latency within the histogram's bounds.
 func clamp(latency time.Duration) int64 {
@@ -115,11 +121,32 @@ func (r *Recorder) RecordService(op Op, service time.Duration) {
 	r.mu.Unlock()
 }
 
-// Error counts one failed attempt of op.
-func (r *Recorder) Error(op Op) {
+// Error counts one failed attempt of op, of a kind (KindOther if empty), with its message. It
+// is called only on failure: the message is cut to MaxErrorMessage only when it is the kind's
+// first since the last Drain.
+func (r *Recorder) Error(op Op, kind, msg string) {
 	r.mu.Lock()
-	r.active[op].errors++
+	c := &r.active[op]
+	c.errors++
+	first := ""
+	if !hasKind(c.kinds, kind) {
+		first = shorten(msg, MaxErrorMessage)
+	}
+	c.kinds = addError(c.kinds, kind, 1, first)
 	r.mu.Unlock()
+}
+
+// hasKind tells whether kinds counts kind already.
+func hasKind(kinds []ErrorCount, kind string) bool {
+	if kind == "" {
+		kind = KindOther
+	}
+	for _, k := range kinds {
+		if k.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeHook, when set by a test, runs while Drain merges, outside the lock.
@@ -153,8 +180,12 @@ func (r *Recorder) Drain(iv *Interval) {
 		}
 		a.Units += c.units
 		a.Statements += c.statements
+		r.done[o] += c.statements
 		a.Errors += c.errors
-		c.units, c.statements, c.errors = 0, 0, 0
+		for _, k := range c.kinds {
+			a.ErrorKinds = addError(a.ErrorKinds, k.Kind, k.Count, k.First)
+		}
+		c.units, c.statements, c.errors, c.kinds = 0, 0, 0, c.kinds[:0]
 	}
 }
 
@@ -167,6 +198,13 @@ type OpInterval struct {
 	Units      int64 // rows or queries done
 	Statements int64 // operations timed
 	Errors     int64 // failed attempts (each retried or fatal)
+	// ErrorKinds splits Errors by kind (connection lost, deadlock, ...), with each kind's first
+	// message, in the order first seen.
+	ErrorKinds []ErrorCount
+	// NotStarted counts open-loop arrivals still waiting when their schedule ended; Hist holds
+	// their waits as lower bounds, and Waits (nil if none) holds them again, alone.
+	NotStarted int64
+	Waits      *hdr.PackedHistogram
 }
 
 // add merges other's counters into a.
@@ -180,9 +218,19 @@ func (a *OpInterval) add(other *OpInterval) {
 		}
 		a.Service.Merge(other.Service)
 	}
+	if other.Waits != nil {
+		if a.Waits == nil {
+			a.Waits = NewPacked()
+		}
+		a.Waits.Merge(other.Waits)
+	}
+	a.NotStarted += other.NotStarted
 	a.Units += other.Units
 	a.Statements += other.Statements
 	a.Errors += other.Errors
+	for _, k := range other.ErrorKinds {
+		a.ErrorKinds = addError(a.ErrorKinds, k.Kind, k.Count, k.First)
+	}
 }
 
 // Interval holds the merged counters of all workers for one period, one entry per declared op
@@ -217,7 +265,11 @@ func (iv *Interval) Reset() {
 		if o.Service != nil {
 			o.Service.Reset()
 		}
-		o.Units, o.Statements, o.Errors = 0, 0, 0
+		if o.Waits != nil {
+			o.Waits.Reset()
+		}
+		o.NotStarted = 0
+		o.Units, o.Statements, o.Errors, o.ErrorKinds = 0, 0, 0, o.ErrorKinds[:0]
 	}
 }
 

@@ -28,12 +28,12 @@ func TestDrain(t *testing.T) {
 	for _, d := range []time.Duration{1 * time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond} {
 		r1.Record(opInsert, d, 10)
 	}
-	r1.Error(opInsert)
+	r1.Error(opInsert, "deadlock", "deadlock detected")
 	r2.Record(opInsert, 4*time.Millisecond, 5)
 	r2.Record(opInsert, 5*time.Millisecond, 5)
 	r2.Record(opQuery, 7*time.Microsecond, 1)
-	r2.Error(opQuery)
-	r2.Error(opQuery)
+	r2.Error(opQuery, "", "boom")
+	r2.Error(opQuery, "", "boom")
 
 	iv := measure.NewInterval(nOps)
 	r1.Drain(iv)

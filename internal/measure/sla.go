@@ -74,9 +74,12 @@ func (c *SLACheck) Interval(h *hdr.PackedHistogram) {
 	}
 }
 
-// Result judges the whole step's histogram over its seconds.
-func (c *SLACheck) Result(h *hdr.PackedHistogram, seconds float64) SLAResult {
+// Result judges the op type's figures over the whole step's seconds. Its percentile counts the
+// not-started arrivals' waits (lower bounds); its goodput counts only operations that completed
+// within the bound, and its share divides by all, the not-started included.
+func (c *SLACheck) Result(o *OpInterval, seconds float64) SLAResult {
 	r := SLAResult{SLA: c.SLA.String(), ViolatedSeconds: c.violated, Seconds: c.judged}
+	h := o.Hist
 	total := h.TotalCount()
 	if total == 0 {
 		return r
@@ -85,6 +88,9 @@ func (c *SLACheck) Result(h *hdr.PackedHistogram, seconds float64) SLAResult {
 	r.ValueUs = Round(Micros(v), 3)
 	r.Met = v <= int64(c.SLA.Bound)
 	within := CountAtOrBelow(h, int64(c.SLA.Bound))
+	if o.Waits != nil {
+		within -= CountAtOrBelow(o.Waits, int64(c.SLA.Bound))
+	}
 	r.WithinPct = Round(100*float64(within)/float64(total), 3)
 	if seconds > 0 {
 		r.GoodputPerSec = Round(float64(within)/seconds, 3)

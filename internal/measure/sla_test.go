@@ -48,7 +48,7 @@ func TestSLAArithmetic(t *testing.T) {
 		total.Merge(h)
 	}
 	check.Interval(measure.NewPacked()) // an idle second is not judged
-	r := check.Result(total, 3)
+	r := check.Result(&measure.OpInterval{Hist: total}, 3)
 	if r.Met || r.ViolatedSeconds != 1 || r.Seconds != 3 || r.GoodputPerSec != 66.667 || r.WithinPct != 66.667 {
 		t.Errorf("%+v; want not met, 1 of 3 seconds violated, goodput 66.667/s, 66.667%% within", r)
 	}

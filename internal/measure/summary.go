@@ -36,18 +36,26 @@ var referenceBuckets = []struct {
 // Count and PerSec are in the op type's units (rows for insert/delete/index, queries for query);
 // latency percentiles are per statement, in microseconds.
 type OpSummary struct {
-	Count      int64    `json:"count"`
-	Statements int64    `json:"statements"`
-	PerSec     float64  `json:"per_sec"`
-	Errors     int64    `json:"errors"`
-	MeanUs     float64  `json:"mean_us"`
-	P50Us      float64  `json:"p50_us"`
-	P90Us      float64  `json:"p90_us"`
-	P99Us      float64  `json:"p99_us"`
-	P999Us     float64  `json:"p999_us"`
-	P9999Us    float64  `json:"p9999_us"`
-	MaxUs      float64  `json:"max_us"`
-	Buckets    []Bucket `json:"buckets"`
+	Count      int64   `json:"count"`
+	Statements int64   `json:"statements"`
+	PerSec     float64 `json:"per_sec"`
+	Errors     int64   `json:"errors"`
+	// ErrorKinds splits Errors by kind, most first, with each kind's first message.
+	ErrorKinds []ErrorCount `json:"error_kinds,omitempty"`
+	// NotStarted counts open-loop arrivals of this op type still waiting when their schedule
+	// ended. Their waits so far are among the latency figures, which are then lower bounds of
+	// the response times (LatencyLowerBound): each is at most what it would be had every
+	// arrival run.
+	NotStarted        int64    `json:"not_started,omitempty"`
+	LatencyLowerBound bool     `json:"latency_lower_bound,omitempty"`
+	MeanUs            float64  `json:"mean_us"`
+	P50Us             float64  `json:"p50_us"`
+	P90Us             float64  `json:"p90_us"`
+	P99Us             float64  `json:"p99_us"`
+	P999Us            float64  `json:"p999_us"`
+	P9999Us           float64  `json:"p9999_us"`
+	MaxUs             float64  `json:"max_us"`
+	Buckets           []Bucket `json:"buckets"`
 	// Service is the service time's percentiles (from the actual send) of an open-loop stream;
 	// the figures above are response times (from the intended start). Absent in a closed loop.
 	Service *Latency `json:"service,omitempty"`
@@ -75,6 +83,10 @@ func latencyOf(h *hdr.PackedHistogram) Latency {
 func Summarize(o *OpInterval, seconds float64) OpSummary {
 	h := o.Hist
 	s := OpSummary{Count: o.Units, Statements: o.Statements, Errors: o.Errors}
+	if len(o.ErrorKinds) > 0 {
+		s.ErrorKinds = sortErrors(o.ErrorKinds)
+	}
+	s.NotStarted, s.LatencyLowerBound = o.NotStarted, o.NotStarted > 0
 	if seconds > 0 {
 		s.PerSec = Round(float64(o.Units)/seconds, 3)
 	}

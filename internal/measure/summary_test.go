@@ -31,7 +31,7 @@ func TestSummarizeUniform(t *testing.T) {
 		r.Record(opInsert, time.Duration(us)*time.Microsecond, 2)
 	}
 	for range 4 {
-		r.Error(opInsert)
+		r.Error(opInsert, "", "failed")
 	}
 	iv := measure.NewInterval(nOps)
 	r.Drain(iv)

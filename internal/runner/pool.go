@@ -93,6 +93,7 @@ type poolState struct {
 	maxBacklog int
 	wake       chan struct{} // a token wakes one parked worker
 	ended      chan struct{} // closed when no arrival will come any more
+	endAt      time.Time     // when the schedule ended (ps.mu); arrivals due by then are offered
 
 	mu       sync.Mutex
 	next     time.Duration   // the schedule's next arrival, valid when peeked
@@ -151,22 +152,27 @@ func (ps *poolState) advance(now time.Time) {
 }
 
 // advanceNow advances to now, or, once the step's stop has come, to the stop's instant and
-// ends the schedule there (ps.mu held).
-func (ps *poolState) advanceNow() {
+// ends the schedule there (ps.mu held). It returns the instant it advanced to.
+func (ps *poolState) advanceNow() time.Time {
 	select {
 	case <-ps.stopCh:
 		ps.advance(*ps.stopAt)
-		ps.stop()
+		ps.stop(*ps.stopAt)
+		return *ps.stopAt
 	default:
-		ps.advance(time.Now())
+		now := time.Now()
+		ps.advance(now)
+		return now
 	}
 }
 
-// stop ends the schedule early: no arrival is taken from it any more (ps.mu held).
-func (ps *poolState) stop() {
+// stop ends the schedule at the instant at, the last it advanced to: no arrival is taken from it
+// any more (ps.mu held).
+func (ps *poolState) stop(at time.Time) {
 	if !ps.stopped {
 		ps.stopped = true
 		ps.peeked = false
+		ps.endAt = at
 		close(ps.ended)
 	}
 }
@@ -251,8 +257,7 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 			ps.mu.Lock()
 			ps.leading = false
 			if !ok {
-				ps.advanceNow()
-				ps.stop() // ctx ended
+				ps.stop(ps.advanceNow()) // ctx ended
 			}
 			ps.mu.Unlock()
 			if ok && slept {
@@ -294,8 +299,7 @@ func (s poolSchedule) finish(ctx context.Context, t Tick, idle bool) (time.Time,
 	// What came due before the stop counts, though no worker will take it: it is left in the
 	// queue or dropped. Ending the schedule without this lost every arrival due since the last
 	// advance (all workers busy) from the arrivals and the drops.
-	ps.advanceNow()
-	ps.stop()
+	ps.stop(ps.advanceNow())
 	ps.mu.Unlock()
 	if ps.left.Add(-1) == 0 && ps.p.Done != nil {
 		ps.p.Done()

@@ -70,7 +70,8 @@ func opTime(seed uint64, start time.Duration) time.Duration {
 type modelOut struct {
 	lat                     []time.Duration
 	arrivals, dropped, left int64
-	end                     time.Duration // when its last worker ends
+	waits                   []time.Duration // of the arrivals left: from when due to the stop
+	end                     time.Duration   // when its last worker ends
 }
 
 // model replays a pool whose schedule ends at stop (never: no stop). At an instant, arrivals
@@ -126,6 +127,9 @@ func model(p stressPool, opSeed uint64, stop time.Duration) modelOut {
 		}
 	}
 	out.left = int64(len(queue))
+	for _, due := range queue {
+		out.waits = append(out.waits, stop-due)
+	}
 	if byStop {
 		out.end = max(out.end, stop)
 	}
@@ -247,7 +251,19 @@ func TestPoolStress(t *testing.T) {
 					if o.Statements != int64(len(want[i].lat)) {
 						t.Errorf("pool %d: %d operations, want %d", i, o.Statements, len(want[i].lat))
 					}
-					assertLatencies(t, o, want[i].lat)
+					// The arrivals left waiting are in the latencies at their waits, when the pool
+					// finished any operation to give them its op type.
+					lat := want[i].lat
+					if len(lat) > 0 {
+						lat = append(slices.Clone(lat), want[i].waits...)
+					}
+					assertLatencies(t, o, lat)
+					st := res.Streams[i]
+					if st.Offered != want[i].arrivals || st.Achieved != int64(len(want[i].lat)) || st.Dropped != want[i].dropped ||
+						st.NotStarted != want[i].left || st.Unfinished != 0 || st.Unattributed != (len(want[i].lat) == 0 && want[i].left > 0) {
+						t.Errorf("pool %d: stream %+v; want offered %d, achieved %d, dropped %d, not started %d",
+							i, st, want[i].arrivals, len(want[i].lat), want[i].dropped, want[i].left)
+					}
 				}
 				if arrivals != wantArrivals || dropped != wantDropped || res.Dropped != wantDropped || backlog != wantLeft {
 					t.Errorf("arrivals %d, dropped %d (result %d), left %d; want %d, %d, %d",

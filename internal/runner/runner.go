@@ -41,6 +41,9 @@ type Step struct {
 	Workers []Worker
 	Pools   []Pool // open-loop streams, each served by a pool of workers
 	Retries int    // retries of a failed operation before the step fails
+	// Classify names an error's kind (driver.ErrorKind: deadlock, connection lost, ...) for the
+	// step's figures; called only when an operation failed. Every error is "other" if nil.
+	Classify func(error) string
 	// Duration, if set, ends the step that long after its start, as when the primary workers
 	// are done: workers and pools without a limit finish the operation they are doing and take
 	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it.
@@ -63,8 +66,10 @@ type Result struct {
 	CPU        hostproc.CPUTime // this process's CPU time during the step
 	Lag        Lag              // how late paced workers woke up: the client's own delay
 	Dropped    int64            // open-loop arrivals that could not start (backlog full)
-	Err        error            // the first failure, or ctx's error if interrupted
-	Complete   bool             // every worker finished its work
+	// Streams are the open-loop streams' accounts: offered, achieved, dropped, not started.
+	Streams  []measure.Stream
+	Err      error // the first failure, or ctx's error if interrupted
+	Complete bool  // every worker finished its work
 }
 
 // Run runs a step to completion, failure or cancellation of ctx.
@@ -78,8 +83,10 @@ func Run(ctx context.Context, s Step) Result {
 
 	workers := append([]Worker(nil), s.Workers...)
 	pools := make([]*poolState, len(s.Pools))
+	poolFrom := make([]int, len(s.Pools)) // the index of each pool's first worker
 	for i := range s.Pools {
 		pools[i] = newPoolState(&s.Pools[i])
+		poolFrom[i] = len(workers)
 		workers = append(workers, pools[i].workers()...)
 	}
 	recorders := make([]*measure.Recorder, len(workers))
@@ -87,6 +94,7 @@ func Run(ctx context.Context, s Step) Result {
 	for i := range workers {
 		recorders[i] = measure.NewRecorder(len(s.Ops))
 	}
+	var streams []measure.Stream
 	stop := make(chan struct{})
 	var primaries, all sync.WaitGroup
 	cpu0 := hostproc.ProcessCPU()
@@ -109,7 +117,7 @@ func Run(ctx context.Context, s Step) Result {
 			if w.Primary {
 				defer primaries.Done()
 			}
-			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag}, s.Retries); err != nil {
+			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag}, s.Retries, s.Classify); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}(recorders[i], &lags[i])
@@ -131,13 +139,16 @@ func Run(ctx context.Context, s Step) Result {
 	defer ticker.Stop()
 	last := start
 	var dropped int64
-	emit := func(now time.Time) {
+	emit := func(now time.Time, final bool) {
 		iv.Reset()
 		iv.Start, iv.End = last, now
 		for _, r := range recorders {
 			r.Drain(iv)
 		}
-		for _, p := range pools {
+		for i, p := range pools {
+			if final { // every worker has returned: what is left waiting is not started
+				streams = append(streams, p.account(iv, recorders[poolFrom[i]:poolFrom[i]+len(p.p.Do)], now))
+			}
 			p.interval(iv)
 		}
 		dropped += iv.Dropped
@@ -150,7 +161,7 @@ func Run(ctx context.Context, s Step) Result {
 	for running := true; running; {
 		select {
 		case now := <-ticker.C:
-			emit(now)
+			emit(now, false)
 		case <-finished:
 			running = false
 		}
@@ -158,9 +169,9 @@ func Run(ctx context.Context, s Step) Result {
 	// Always drain once more: an operation that ended at the instant of the last tick is
 	// recorded after that tick's drain, and must not be lost (the interval may be empty).
 	end := time.Now()
-	emit(end)
+	emit(end, true)
 	total.End = end
-	res := Result{Total: total, Start: start, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped}
+	res := Result{Total: total, Start: start, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped, Streams: streams}
 	for _, l := range lags {
 		res.Lag.Add(l)
 	}
@@ -170,7 +181,7 @@ func Run(ctx context.Context, s Step) Result {
 }
 
 // runWorker is one worker's loop: wait for the schedule, do, record.
-func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int) error {
+func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string) error {
 	for {
 		due, ok := w.Schedule.Next(ctx, t)
 		if !ok {
@@ -191,7 +202,11 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 			if ctx.Err() != nil {
 				return nil // interrupted, not failed
 			}
-			rec.Error(op)
+			kind := ""
+			if classify != nil {
+				kind = classify(err)
+			}
+			rec.Error(op, kind, err.Error())
 			if attempt >= retries {
 				return err
 			}

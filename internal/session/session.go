@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/runner"
@@ -126,6 +127,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	var writeErr error
 	var seconds []measure.Second // for stall detection and the monitor's p50/p99 of rates
 	plan.Step.Tick = s.Tick
+	if plan.Step.Classify == nil {
+		plan.Step.Classify = driver.ErrorKind // error kinds in summary.json; drivers stay out of runner
+	}
 	if mon != nil {
 		plan.Step.Begin = func(start time.Time) { mon.Start(ctx, start) }
 	}
@@ -147,7 +151,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 
 	sum, warnings := summarize(name, plan, res)
 	for _, c := range slas {
-		sum.SLAs = append(sum.SLAs, c.check.Result(res.Total.Ops[c.op].Hist, sum.Seconds))
+		sum.SLAs = append(sum.SLAs, c.check.Result(&res.Total.Ops[c.op], sum.Seconds))
 	}
 	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
 	// an index build or a settle is a few long operations, whose rate and latency say nothing.
@@ -224,6 +228,7 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		ClientCPUUserSec:   measure.Round(res.CPU.User.Seconds(), 3),
 		ClientCPUSystemSec: measure.Round(res.CPU.System.Seconds(), 3),
 		Dropped:            res.Dropped,
+		OpenLoop:           measure.SummarizeOpenLoop(res.Streams, secs),
 	}
 	for o, op := range plan.Step.Ops {
 		a := &res.Total.Ops[o]
