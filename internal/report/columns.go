@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
 )
 
 // This file defines the columns that every workload shares (run and step, errors, stalls, the
@@ -181,3 +182,53 @@ by the units of the step's main op type (the Insert Benchmark's: rows inserted o
 queries on q steps), "per unit written" by those of its write op type. "-" is a figure the step does not have.
 "better" is the direction compare and the report colour as better: higher or lower.
 `
+
+// hasOpenLoop tells whether any step of the runs had an open-loop stream.
+func hasOpenLoop(runs []Run) bool {
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			if s.OpenLoop != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openLoopCell is a step's open-loop figure, "-" for a step without open-loop streams.
+func openLoopCell(get func(o *measure.OpenLoop) string) func(Run, archive.Step) string {
+	return func(_ Run, s archive.Step) string {
+		if s.OpenLoop == nil {
+			return "-"
+		}
+		return get(s.OpenLoop)
+	}
+}
+
+// openLoopColumns account for a step's open-loop arrivals (docs/open-loop.md), when the runs
+// had any: what was offered and achieved, what was dropped or never started, and whether the
+// load outgrew the system.
+var openLoopColumns = []SummaryColumn{
+	{Name: "overload", Help: `"YES": an open-loop stream dropped arrivals or ended with more than 1% of them still waiting; "no"; "-": no open-loop stream`,
+		Compact: true, cell: openLoopCell(func(o *measure.OpenLoop) string {
+			if o.Overloaded {
+				return "YES"
+			}
+			return "no"
+		})},
+	{Name: "offered_ps", Help: "open-loop arrivals due per second, all streams",
+		cell: openLoopCell(func(o *measure.OpenLoop) string { return fmt.Sprintf("%.0f", o.OfferedPerSec) })},
+	{Name: "achieved_ps", Help: "open-loop arrivals started and finished per second, all streams", Better: archive.HigherIsBetter,
+		cell: openLoopCell(func(o *measure.OpenLoop) string { return fmt.Sprintf("%.0f", o.AchievedPerSec) })},
+	{Name: "dropped", Help: "open-loop arrivals that found the backlog full (--max-backlog) and never ran", Better: archive.LowerIsBetter,
+		cell: openLoopCell(func(o *measure.OpenLoop) string { return fmt.Sprint(o.Dropped) })},
+	{Name: "not_started", Help: `open-loop arrivals still waiting when the step ended; their waits are in the latencies, then lower bounds (marked ">=")`,
+		Better: archive.LowerIsBetter, Compact: true,
+		cell: openLoopCell(func(o *measure.OpenLoop) string { return fmt.Sprint(o.NotStarted) })},
+}
+
+// lowerBound tells whether a workload column's figure is a latency that counts not-started
+// arrivals' waits: a lower bound of what the response times were.
+func lowerBound(c archive.Column, s archive.Step) bool {
+	return c.Key == "" && c.Stat != archive.StatPerSec && s.Ops[c.Op].LatencyLowerBound
+}

@@ -61,7 +61,28 @@ func compareFigures(runs []Run) []figure {
 		}
 		figs = append(figs, figure{name: c.Name, format: format, better: c.Better, gated: c.Gated, value: c.Value})
 	}
-	return append(append(figs, slaFigures(runs)...), hostFigures...)
+	figs = append(figs, slaFigures(runs)...)
+	if hasOpenLoop(runs) {
+		figs = append(figs, openLoopFigures...)
+	}
+	return append(figs, hostFigures...)
+}
+
+// openLoopFigures are a step's open-loop arrivals that never ran: dropped (the backlog was
+// full) and not started (still waiting at the end), for both of which less is better.
+var openLoopFigures = []figure{
+	{"dropped", "%.0f", archive.LowerIsBetter, false, func(s archive.Step) (float64, bool) {
+		if s.OpenLoop == nil {
+			return 0, false
+		}
+		return float64(s.OpenLoop.Dropped), true
+	}},
+	{"not_started", "%.0f", archive.LowerIsBetter, false, func(s archive.Step) (float64, bool) {
+		if s.OpenLoop == nil {
+			return 0, false
+		}
+		return float64(s.OpenLoop.NotStarted), true
+	}},
 }
 
 // slaFigures are the goodput of every SLA the runs were judged against (--sla), one row each:

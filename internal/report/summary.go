@@ -99,7 +99,9 @@ func SummaryColumns(runs []Run) []SummaryColumn {
 	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Summary }) {
 		cols = append(cols, SummaryColumn{Name: c.Name, Help: columnHelp(c), Better: c.Better, Compact: headline[c.Name],
 			cell: func(_ Run, s archive.Step) string {
-				if v, found := c.Value(s); found {
+				if v, found := c.Value(s); found && lowerBound(c, s) {
+					return ">=" + c.Print(v)
+				} else if found {
 					return c.Print(v)
 				}
 				return "-"
@@ -117,6 +119,9 @@ func SummaryColumns(runs []Run) []SummaryColumn {
 	}
 	if hasSLAs(runs) {
 		cols = append(cols, slaColumns...)
+	}
+	if hasOpenLoop(runs) {
+		cols = append(cols, openLoopColumns...)
 	}
 	cols = append(cols, stallColumn)
 	cols = append(cols, hostSummaryColumns...)
