@@ -354,7 +354,7 @@ func randomSeed() uint64 {
 func redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = driver.RedactDSN(a)
+		out[i] = driver.RedactTarget(a)
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -42,7 +41,7 @@ func (s Spec) String() string {
 		return StallPrefix + inner.String() + "?" + s.Stall.String()
 	}
 	if s.DSN != "" {
-		return RedactDSN(s.DSN)
+		return RedactTarget(s.DSN)
 	}
 	if s.Path == "" {
 		return s.Kind
@@ -94,7 +93,7 @@ func Parse(s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("the target is empty: give one of %s", usages())
 	}
 	if rest, stall, err := parseStall(s); err != nil {
-		return Spec{}, err
+		return Spec{}, Scrub(Spec{DSN: s}, err) // parseStall's messages hold s as it is
 	} else if stall != nil {
 		spec, err := Parse(rest)
 		spec.Stall = stall
@@ -106,16 +105,16 @@ func Parse(s string) (Spec, error) {
 			scheme = "postgres"
 		}
 		if _, ok := kinds[scheme]; !ok {
-			return Spec{}, fmt.Errorf("unknown target kind %q in %s: give one of %s", scheme, RedactDSN(s), usages())
+			return Spec{}, fmt.Errorf("unknown target kind %q in %s: give one of %s", scheme, RedactTarget(s), usages())
 		}
 		if _, err := url.Parse(s); err != nil {
-			return Spec{}, fmt.Errorf("target %s is not a valid URL (expected %s://user:password@host:port/database)", RedactDSN(s), scheme)
+			return Spec{}, fmt.Errorf("target %s is not a valid URL (expected %s://user:password@host:port/database)", RedactTarget(s), scheme)
 		}
 		return Spec{Kind: scheme, DSN: s}, nil
 	}
 	kind, path, _ := strings.Cut(s, ":")
 	if _, ok := kinds[kind]; !ok {
-		return Spec{}, fmt.Errorf("unknown target %q: give one of %s", s, usages())
+		return Spec{}, fmt.Errorf("unknown target %q: give one of %s", RedactTarget(s), usages())
 	}
 	return Spec{Kind: kind, Path: path}, nil
 }
@@ -146,38 +145,3 @@ func usages() string {
 	}
 	return strings.Join(u, ", ")
 }
-
-// userinfo matches a URL's ":password@": up to the last "@" before the path, as URL parsers
-// split it (a password may contain "@" but not an unencoded "/", "?" or "#").
-var userinfo = regexp.MustCompile(`(://[^:/@\s]*):[^/?#\s]*@`)
-
-// RedactDSN removes the password from every URL in s.
-func RedactDSN(s string) string { return userinfo.ReplaceAllString(s, "$1@") }
-
-// Scrub returns err with the spec's password removed from its message, wherever a driver put it.
-func Scrub(s Spec, err error) error {
-	if err == nil || s.DSN == "" {
-		return err
-	}
-	u, perr := url.Parse(s.DSN)
-	if perr != nil || u.User == nil {
-		return err
-	}
-	pw, ok := u.User.Password()
-	msg := RedactDSN(err.Error())
-	if ok && pw != "" && strings.Contains(msg, pw) {
-		msg = strings.ReplaceAll(msg, pw, "********")
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return scrubbed{msg: msg, err: err}
-}
-
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (s scrubbed) Error() string { return s.msg }
-func (s scrubbed) Unwrap() error { return s.err }

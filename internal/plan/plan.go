@@ -149,7 +149,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // NameOf names a run after its target: the kind, the engine for mysql, the file or directory
 // for an embedded engine; never the password.
 func NameOf(t string) string {
-	spec, err := driver.Parse(t)
+	spec, err := driver.Parse(driver.RedactTarget(t)) // "engine=" can be in a password
 	if err != nil {
 		return "run"
 	}
