@@ -26,6 +26,10 @@ type MySQLSocket struct {
 	// driver keeps only those the server has); ExtCapabilities are MariaDB's extended flags
 	// (zero on MySQL).
 	Capabilities, ExtCapabilities uint32
+	// Kill sends KILL QUERY for this connection on another one (the target's pool), once: a
+	// client that closes the socket to abandon a statement calls it, since the server would
+	// otherwise run the statement to its end (nil: nothing to call).
+	Kill func()
 }
 
 // CLIENT_* capability flags a raw client of a MySQLSocket must look at.

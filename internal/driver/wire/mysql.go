@@ -33,15 +33,25 @@ import (
 // and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
 // benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
 // µs, through net.Conn (--client-path netconn) 37.8, raw 16.4; per 100-row INSERT 93.0,
-// 71.6, 48.7.
+// 71.6, 48.7. The race detector does not see the raw calls' reads and writes (system calls,
+// not instrumented memory accesses), so the fake-server tests (mysql_fake_test.go) run
+// through net.Conn too (poll), where it does.
 //
 // go-sql-driver stays the connection's owner: it connects, authenticates, and runs every other
 // statement. MySQL uses the socket only between the driver's operations (the caller runs both
 // on one goroutine and reads every reply to its end), so the driver finds the connection as it
 // left it. --client-path driver sends the statements through database/sql
 // instead.
+//
+// It keeps the driver's guarantees: a server error is the driver's *mysql.MySQLError; a
+// canceled statement closes the socket, as the driver's cancel does, and also sends KILL
+// QUERY on another connection (MySQLSocket.Kill), which the driver does not, so that the
+// server stops it; anything out of step (a packet out of sequence, bytes after a reply, a
+// length that does not fit) closes the connection, so the driver's next operation fails
+// rather than read a stranger's reply.
 type MySQL struct {
 	Sock
+	kill         func() // KILL QUERY on another connection (MySQLSocket.Kill), or nil
 	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
 	cacheMeta    bool // MariaDB's cache-metadata flag: a byte after the column count
 
@@ -69,6 +79,7 @@ const (
 	comQuery          = 0x03
 	maxPayload        = 1<<24 - 1
 	serverMoreResults = 0x0008
+	maxColumns        = 1 << 16 // far above any server's limit (MySQL and MariaDB: 4096)
 )
 
 // NewMySQL makes the lean path on s; poll reads and writes through net.Conn rather than raw
@@ -76,6 +87,7 @@ const (
 func NewMySQL(s *sqldriver.MySQLSocket, poll bool) *MySQL {
 	return &MySQL{
 		Sock:         NewSock(s.Conn, poll),
+		kill:         s.Kill,
 		deprecateEOF: s.Capabilities&sqldriver.MySQLClientDeprecateEOF != 0,
 		cacheMeta:    s.ExtCapabilities&sqldriver.MariaDBClientCacheMetadata != 0,
 	}
@@ -92,6 +104,9 @@ func (w *MySQL) begin(ctx context.Context) error {
 	if w.inRows || w.more {
 		return w.fail(errors.New("mywire: a statement began before the last reply was read"))
 	}
+	if w.r < w.n { // the server sent something after the last reply: it is not this one's
+		return w.fail(w.unasked())
+	}
 	if ctx != w.ctx {
 		if w.stop != nil {
 			w.stop()
@@ -103,6 +118,9 @@ func (w *MySQL) begin(ctx context.Context) error {
 			w.stop = context.AfterFunc(ctx, func() {
 				if w.busy.CompareAndSwap(gen, -1) {
 					w.nc.Close() // ends a blocked read; the driver then finds the connection closed
+					if w.kill != nil {
+						w.kill() // the server would run the statement to its end
+					}
 				}
 			})
 		}
@@ -120,8 +138,9 @@ func (w *MySQL) begin(ctx context.Context) error {
 	return nil
 }
 
-// end marks the reply read: a cancellation from now on leaves the socket alone. If one closed
-// the socket meanwhile, the next statement returns that.
+// end marks the reply read, once per statement however many results it had: a cancellation
+// from now on leaves the socket alone. If one closed the socket meanwhile, the next statement
+// returns that.
 func (w *MySQL) end() {
 	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
 		w.fail(w.ioErr(errors.New("closed after the reply")))
@@ -232,7 +251,7 @@ func (w *MySQL) onePacket() ([]byte, error) {
 	h := w.rbuf[w.r:]
 	size := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
 	if h[3] != w.seq {
-		return nil, w.fail(fmt.Errorf("mywire: packet %d, expected %d: out of sync", h[3], w.seq))
+		return nil, w.outOfSync(h[3], size)
 	}
 	w.seq++
 	if err := w.fill(4 + size); err != nil {
@@ -241,6 +260,30 @@ func (w *MySQL) onePacket() ([]byte, error) {
 	p := w.rbuf[w.r+4 : w.r+4+size : w.r+4+size]
 	w.r += 4 + size
 	return p, nil
+}
+
+// outOfSync fails the connection on a packet numbered seq, not the one expected. An error
+// packet is the server's error (servers number some from 0, as MySQL 8's 4031 on an idle
+// connection), as go-sql-driver gives it, and still fatal: the reply cannot be trusted.
+func (w *MySQL) outOfSync(seq byte, size int) error {
+	if size > 0 && size < 1<<16 && w.fill(4+size) == nil && w.rbuf[w.r+4] == 0xff {
+		p := w.rbuf[w.r+4 : w.r+4+size]
+		w.r += 4 + size
+		return w.fail(w.errPacket(p))
+	}
+	return w.fail(fmt.Errorf("mywire: packet %d, expected %d: out of sync", seq, w.seq))
+}
+
+// unasked is the error for bytes read after a reply: the server's error if they are one (sent
+// before it closed the connection), else that they came.
+func (w *MySQL) unasked() error {
+	b := w.Buffered()
+	if len(b) > 4 && b[4] == 0xff {
+		if size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16; size >= 3 && len(b) >= 4+size {
+			return fmt.Errorf("mywire: the server sent an error after the last reply: %w", w.errPacket(b[4:4+size]))
+		}
+	}
+	return fmt.Errorf("mywire: the server sent %d bytes after the last reply", len(b))
 }
 
 // fill reads until at least n unread bytes are buffered.
@@ -279,7 +322,7 @@ func (w *MySQL) result() (rows bool, affected int64, err error) {
 		return false, 0, w.fail(errors.New("mywire: the server asked for a local file"))
 	}
 	cols, k, ok := lenenc(p)
-	if !ok || cols == 0 {
+	if !ok || cols == 0 || cols > maxColumns {
 		return false, 0, w.fail(fmt.Errorf("mywire: bad result header % x", p[:min(len(p), 16)]))
 	}
 	metadata := !w.cacheMeta || len(p) <= k || p[k] == 1
@@ -301,12 +344,25 @@ func (w *MySQL) result() (rows bool, affected int64, err error) {
 	return true, 0, nil
 }
 
-// NextRow returns the current result set's next row, or false at its end; err is then the
-// statement's error, if any. The values are valid until the next call.
+// NextRow returns the current result set's next row, or false at the reply's end; err is then
+// the statement's error, if any. Results after the first (SERVER_MORE_RESULTS_EXISTS), which
+// the benchmarks' statements do not have, are read and dropped. The values are valid until
+// the next call.
 func (w *MySQL) NextRow() (vals [][]byte, ok bool, err error) {
 	if !w.inRows {
 		return nil, false, w.err
 	}
+	if vals, ok, err = w.row(); !ok {
+		if err == nil && w.more {
+			err = w.drain()
+		}
+		w.end()
+	}
+	return vals, ok, err
+}
+
+// row reads the current result set's next row, or its end: the reply's end unless w.more.
+func (w *MySQL) row() (vals [][]byte, ok bool, err error) {
 	p, err := w.packet()
 	if err != nil {
 		return nil, false, err
@@ -319,16 +375,10 @@ func (w *MySQL) NextRow() (vals [][]byte, ok bool, err error) {
 		} else if len(p) >= 5 {
 			w.more = binary.LittleEndian.Uint16(p[3:])&serverMoreResults != 0
 		}
-		if err == nil && w.more {
-			err = w.drain()
-		}
-		w.end()
 		return nil, false, err
 	case len(p) > 0 && p[0] == 0xff:
 		w.inRows = false
-		err := w.errPacket(p)
-		w.end()
-		return nil, false, err
+		return nil, false, w.errPacket(p)
 	}
 	vals = w.vals[:0]
 	for range w.cols {
@@ -353,24 +403,22 @@ func (w *MySQL) Finish() {
 	}
 }
 
-// drain reads the results that follow the first (SERVER_MORE_RESULTS_EXISTS), which the Insert
-// Benchmark's statements do not have; the first error among them is returned.
+// drain reads the results that follow the first; the first error among them is returned. The
+// caller marks the reply's end.
 func (w *MySQL) drain() error {
 	var first error
-	for w.more {
+	for w.more && w.err == nil {
 		w.more = false
 		rows, _, err := w.result()
-		if err != nil && first == nil {
+		for ok := rows; ok; {
+			_, ok, err = w.row()
+		}
+		if first == nil {
 			first = err
 		}
-		for ok := rows; ok; {
-			if _, ok, err = w.NextRow(); err != nil && first == nil {
-				first = err
-			}
-		}
-		if w.err != nil {
-			return w.err
-		}
+	}
+	if w.err != nil {
+		return w.err
 	}
 	return first
 }
