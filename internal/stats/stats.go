@@ -8,12 +8,16 @@
 //     the interval of the geometric mean. It is never negative for a positive figure (a plain t
 //     interval of 3 noisy latencies can reach below zero), it matches the test below, and a
 //     distribution-free interval of the median would need at least 6 runs for 95%. A figure
-//     with a zero or negative value among its runs gets the plain t interval of the mean.
+//     with a zero among its runs has no logarithm: it gets the plain t interval of the mean,
+//     cut at 0 when no run is negative (every dbperf figure is a count, rate, time, size or
+//     a ratio of them: an interval reaching below zero would claim values that cannot occur).
 //   - Difference: Welch's t-test on the logarithms of the values. Benchmark figures are ratios
 //     in spirit (1.2x faster), and their noise grows with their size, so logarithms make the
 //     spread comparable; Welch does not assume equal variances. With 3 runs each it can find a
 //     large difference (a rank test such as Mann-Whitney cannot reach p < 0.05 below 4 runs
 //     each: its smallest two-sided p with 3 and 3 is 0.1).
+//   - Many figures at once: a compare tests dozens of figures; BenjaminiHochberg adjusts their
+//     p-values so that the false discovery rate stays at FDR (fdr.go).
 package stats
 
 import (
@@ -28,7 +32,7 @@ import (
 type Summary struct {
 	N             int
 	Median, Mean  float64
-	CILow, CIHigh float64 // 95% confidence interval of the mean; equal to Mean when N < 2
+	CILow, CIHigh float64 // 95% confidence interval of the mean; equal to Mean when N < 2, never below 0 when Min >= 0
 	CV            float64 // coefficient of variation, 0 when N < 2 or the mean is 0
 	Min, Max      float64
 	Values        []float64
@@ -65,6 +69,9 @@ func Summarize(values []float64) Summary {
 	}
 	half := t * sd / math.Sqrt(float64(s.N))
 	s.CILow, s.CIHigh = s.Mean-half, s.Mean+half
+	if s.Min >= 0 {
+		s.CILow = math.Max(s.CILow, 0)
+	}
 	return s
 }
 
@@ -72,9 +79,13 @@ func Summarize(values []float64) Summary {
 type Difference struct {
 	Ratio float64 // median of b / median of a
 	// P is the two-sided p-value of Welch's t-test on the logarithms; 1 when it cannot be
-	// computed (fewer than 2 runs on a side, a value not above 0, or no variance at all).
-	P           float64
-	Significant bool // P < Alpha
+	// computed (fewer than 2 runs on a side, a value not above 0), and when every run of both
+	// sides is the same value.
+	P float64
+	// Tested says P comes from a test, not from the lack of one: only tested figures count in
+	// BenjaminiHochberg's m.
+	Tested      bool
+	Significant bool // P < Alpha, for this figure alone; a compare of many uses BenjaminiHochberg
 }
 
 // Alpha is the significance level of Compare.
@@ -102,6 +113,7 @@ func Compare(a, b []float64) Difference {
 	if la == nil || lb == nil {
 		return d
 	}
+	d.Tested = true
 	ma, mb := stat.Mean(la, nil), stat.Mean(lb, nil)
 	va, vb := stat.Variance(la, nil)/float64(len(la)), stat.Variance(lb, nil)/float64(len(lb))
 	if va+vb == 0 {

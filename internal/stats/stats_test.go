@@ -119,3 +119,21 @@ func TestComparePower(t *testing.T) {
 		t.Errorf("power %.3f, want above 0.85", p)
 	}
 }
+
+// TestIntervalNeverNegative: stalls of 0, 0 and 3 in three runs have no logarithm; the plain t
+// interval, 1 ± 4.303 x sqrt(3)/sqrt(3), reaches -3.3 stalls. A figure none of whose runs is
+// negative gets its interval cut at 0; one with a negative run keeps the plain interval.
+func TestIntervalNeverNegative(t *testing.T) {
+	s := Summarize([]float64{0, 0, 3})
+	near(t, "ci low", s.CILow, 0, 0)
+	near(t, "ci high", s.CIHigh, 1+4.302653, 1e-5)
+	if n := Summarize([]float64{-1, 0, 4}); n.CILow >= 0 {
+		t.Errorf("a figure with a negative run: interval %v..%v, want the plain one below 0", n.CILow, n.CIHigh)
+	}
+	if d := Compare([]float64{0, 0, 3}, []float64{1, 2, 3}); d.Tested || d.P != 1 {
+		t.Errorf("a zero run: %+v, want no test", d)
+	}
+	if d := Compare([]float64{1, 2, 3}, []float64{1, 2, 3}); !d.Tested {
+		t.Errorf("positive runs: %+v, want a test", d)
+	}
+}
