@@ -23,8 +23,9 @@ const (
 	LiveWide Live = "wide"
 	// LiveQuiet prints no line while a step runs, only what ends it (--quiet).
 	LiveQuiet Live = "quiet"
-	// LiveReference prints the Insert Benchmark reference's 17 tab-separated columns, so that
-	// the reference's own scripts parse dbperf's output (--reference-lines; refline.go).
+	// LiveReference prints the lines the workload's reference client prints, as the workload
+	// formats them (workload.ReferenceLines), so that the reference's own scripts parse dbperf's
+	// output (--reference-lines).
 	LiveReference Live = "reference"
 )
 
@@ -35,8 +36,9 @@ type liveLine interface {
 	finish() // the step's last interval has been printed
 }
 
-// newLive starts the live output of a step: a header, then lines as intervals come.
-func newLive(out io.Writer, format Live, every time.Duration, step string, plan *workload.StepPlan) liveLine {
+// newLive starts the live output of a step: a header, then lines as intervals come. ref gives
+// the reference's own lines for LiveReference; without it (nil) the compact line is printed.
+func newLive(out io.Writer, format Live, every time.Duration, step string, plan *workload.StepPlan, ref workload.ReferenceLines) liveLine {
 	var l interface {
 		liveLine
 		header()
@@ -46,7 +48,13 @@ func newLive(out io.Writer, format Live, every time.Duration, step string, plan 
 		return quietLine{}
 	case LiveReference:
 		fmt.Fprintf(out, "== step %s\n", step)
-		return referenceLive{NewReferenceLine(out, plan.Step.Ops)}
+		if ref != nil {
+			return referenceLive{out, ref.ReferenceLines(plan.Step.Ops)}
+		}
+		fmt.Fprintf(out, "   the workload's reference prints no lines of its own: the compact line instead\n")
+		l := newCompactLine(out, plan)
+		l.header()
+		return newEvery(l, every, len(plan.Step.Ops))
 	case LiveWide:
 		l = newWideLine(out, plan)
 	default:
@@ -57,10 +65,13 @@ func newLive(out io.Writer, format Live, every time.Duration, step string, plan 
 	return newEvery(l, every, len(plan.Step.Ops))
 }
 
-// referenceLive prints every interval as the reference's line.
-type referenceLive struct{ r *ReferenceLine }
+// referenceLive prints every interval as the reference's line, as the workload formats it.
+type referenceLive struct {
+	out io.Writer
+	f   workload.LineFormatter
+}
 
-func (l referenceLive) print(iv *measure.Interval) { l.r.Print(iv) }
+func (l referenceLive) print(iv *measure.Interval) { io.WriteString(l.out, l.f.Line(iv)) }
 func (referenceLive) finish()                      {}
 
 type quietLine struct{}

@@ -105,7 +105,8 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		plan.Close()
 		return archive.Step{}, err
 	}
-	live := newLive(s.Out, s.Live, s.ReportEvery, name, plan)
+	ref, _ := s.Workload.(workload.ReferenceLines) // its reference's own lines, if any
+	live := newLive(s.Out, s.Live, s.ReportEvery, name, plan, ref)
 	var mon *monitor.Step
 	if s.Monitor != nil {
 		if mon, err = s.Monitor.Begin(ctx, w); err != nil {

@@ -1,14 +1,22 @@
-package session
+package insertbench
 
 import (
 	"fmt"
-	"io"
+	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/workload"
 )
 
-// ReferenceLine writes the Insert Benchmark reference client's per-second line (iibench.py's
+// ReferenceLines gives the reference client's per-second line (--reference-lines).
+func (b *Bench) ReferenceLines(ops []measure.OpType) workload.LineFormatter {
+	return NewReferenceLine(ops)
+}
+
+var _ workload.ReferenceLines = (*Bench)(nil)
+
+// ReferenceLine formats the Insert Benchmark reference client's per-second line (iibench.py's
 // header ibp:1624 and values ibp:1406-1415, mdcallag/mytools bench/ibench): always 17
 // tab-separated columns with the reference's names, zeros for op types the step does not have,
 // so that the reference's scripts, which select lines with awk's NF == 17 and read fields by
@@ -16,13 +24,12 @@ import (
 // output unchanged.
 //
 // The reference prints one line per client process. The runner hands the session intervals
-// merged over all clients, so this writes one line per interval for all clients together: the
+// merged over all clients, so this formats one line per interval for all clients together: the
 // scripts' sums over clients (total queries, np.sh:354) are the same, while their per-client
 // figures (the percentiles of np.sh:626-641) become those of the sum. The reference's p50/p99 of
 // client 1 are in each step's workload figures instead. Each ReferenceLine (one per step) starts
 // with the header, as each of the reference's client processes does.
 type ReferenceLine struct {
-	out                 io.Writer
 	ins, del, qry       measure.Op // -1 when the step has no such op type
 	start               time.Time
 	tIns, tDel, tQry    int64
@@ -33,29 +40,30 @@ type ReferenceLine struct {
 // ReferenceHeader is the reference's header line (ibp:1624).
 const ReferenceHeader = "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
 
-// NewReferenceLine writes the lines of one step whose op types are ops; inserts, deletes and
+// NewReferenceLine formats the lines of one step whose op types are ops; inserts, deletes and
 // queries are found by their abbreviations (i, d, q), as the Insert Benchmark declares them.
-func NewReferenceLine(out io.Writer, ops []measure.OpType) *ReferenceLine {
-	r := &ReferenceLine{out: out, ins: -1, del: -1, qry: -1}
+func NewReferenceLine(ops []measure.OpType) *ReferenceLine {
+	r := &ReferenceLine{ins: -1, del: -1, qry: -1}
 	for i, o := range ops {
 		switch o.Abbrev {
-		case "i":
+		case opInsert.Abbrev:
 			r.ins = measure.Op(i)
-		case "d":
+		case opDelete.Abbrev:
 			r.del = measure.Op(i)
-		case "q":
+		case opQuery.Abbrev:
 			r.qry = measure.Op(i)
 		}
 	}
 	return r
 }
 
-// Print writes the header before the first line, then iv's line. Rates are per second of the
+// Line gives the header before the first line, then iv's line. Rates are per second of the
 // interval (i_*) and of the step so far (t_*); max_* are the interval's worst latencies in
 // microseconds; t_* are cumulative counts and retry_* cumulative errors, as the reference's.
-func (r *ReferenceLine) Print(iv *measure.Interval) {
+func (r *ReferenceLine) Line(iv *measure.Interval) string {
+	var b strings.Builder
 	if !r.headerDone {
-		fmt.Fprintln(r.out, ReferenceHeader)
+		b.WriteString(ReferenceHeader + "\n")
 		r.headerDone = true
 	}
 	if !r.started {
@@ -83,7 +91,8 @@ func (r *ReferenceLine) Print(iv *measure.Interval) {
 		}
 		return float64(n) / s
 	}
-	fmt.Fprintf(r.out, "%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n",
+	fmt.Fprintf(&b, "%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n",
 		isec, tsec, rate(ni, isec), rate(r.tIns, tsec), rate(nd, isec), rate(r.tDel, tsec), rate(nq, isec), rate(r.tQry, tsec),
 		mi, md, mq, r.tIns, r.tDel, r.tQry, r.retryI, r.retryD, r.rQ)
+	return b.String()
 }
