@@ -74,7 +74,10 @@ func printResult(out io.Writer, s archive.Step, ops []string, warnings []string,
 	for _, w := range warnings {
 		fmt.Fprintf(out, "   WARNING: %s\n", w)
 	}
-	if s.Dropped > 0 {
+	printErrors(out, s, ops)
+	if s.OpenLoop != nil {
+		printOpenLoop(out, s, ops)
+	} else if s.Dropped > 0 {
 		fmt.Fprintf(out, "   DROPPED: %d arrivals found the backlog full (--max-backlog) and never ran\n", s.Dropped)
 	}
 	for _, r := range s.SLAs {
