@@ -119,6 +119,7 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	}
 	m := &MySQL{spec: s, cfg: cfg, engine: engine, path: s.ClientPath()}
 	m.socks.raw = m.path == driver.ClientRaw
+	m.socks.kill = m.killQuery
 	cfg.DialFunc = m.socks.dial
 	if m.db, err = m.openDB(cfg); err != nil {
 		return nil, err
@@ -132,6 +133,9 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	}
 	if err == nil {
 		err = m.checkEngine(ctx)
+	}
+	if err == nil {
+		err = m.checkLean(ctx)
 	}
 	if err != nil {
 		m.db.Close()

@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/dbperf/dbperf/internal/driver/rawsock"
@@ -44,9 +44,10 @@ const (
 
 // mysqlSockets are a target's open connections by server connection id.
 type mysqlSockets struct {
-	raw bool // wrap the connections in rawsock's raw system calls (--client-path raw)
-	mu  sync.Mutex
-	by map[uint32]*sniffConn
+	raw  bool            // wrap the connections in rawsock's raw system calls (--client-path raw)
+	kill func(id uint32) // KILL QUERY id on another connection
+	mu   sync.Mutex
+	by   map[uint32]*sniffConn
 }
 
 // dial is the target's Config.DialFunc: a plain dial whose connection records its handshake.
@@ -88,12 +89,19 @@ func (s *mysqlSockets) get(id uint32) *sniffConn {
 // sniffConn is a dialed connection that reads the server's handshake (its connection id) and
 // the driver's handshake response (the capabilities) as they pass, then only passes bytes on.
 // Only the driver's goroutine reads and writes during the handshake.
+//
+// It is also where go-sql-driver's cancel shows: the driver closes the connection (from its
+// watcher goroutine) without the COM_QUIT of an orderly Close, and the server goes on running
+// the statement; so a Close without COM_QUIT sends KILL QUERY on another connection. Watching
+// the bytes costs a comparison per write and nothing per statement.
 type sniffConn struct {
 	net.Conn
 	socks        *mysqlSockets
 	in, out      []byte // the handshake's first bytes each way, until parsed
 	gotID, ready bool
 	sock         MySQLSocket
+	quit         atomic.Bool // the driver sent COM_QUIT: an orderly close
+	killed       atomic.Bool // KILL QUERY was sent (once is enough: the connection is closing)
 }
 
 func (c *sniffConn) Read(b []byte) (int, error) {
@@ -110,14 +118,31 @@ func (c *sniffConn) Write(b []byte) (int, error) {
 		c.out = append(c.out, b...)
 		c.parseResponse()
 	}
+	if len(b) == 5 && string(b) == "\x01\x00\x00\x00\x01" { // COM_QUIT (under TLS never seen)
+		c.quit.Store(true)
+	}
 	return c.Conn.Write(b)
 }
 
+// Close closes the socket first (the statement's caller returns at once), then, unless the
+// close is orderly, sends KILL QUERY in the background.
 func (c *sniffConn) Close() error {
-	if c.ready {
-		c.socks.remove(c)
+	if !c.ready {
+		return c.Conn.Close()
 	}
-	return c.Conn.Close()
+	c.socks.remove(c)
+	err := c.Conn.Close()
+	if !c.quit.Load() {
+		go c.kill()
+	}
+	return err
+}
+
+// kill sends KILL QUERY for c's connection, once.
+func (c *sniffConn) kill() {
+	if c.socks.kill != nil && c.killed.CompareAndSwap(false, true) {
+		c.socks.kill(c.sock.ID)
+	}
 }
 
 // SyscallConn lets the driver's liveness check (connCheck) see the socket.
@@ -165,19 +190,30 @@ func (c *sniffConn) parseResponse() {
 
 // Socket returns c's socket and handshake for raw use between the driver's operations on c;
 // the caller must not use it while the driver runs a statement on c. c must come from this
-// target (Conn).
+// target (Conn). The socket is the one the server's connection id names, and it is verified
+// to be c's: the server's name for the connection's client must be the socket's local address
+// (behind a proxy the id can name another connection, or none). An *UnverifiedError says why
+// it cannot be.
 func (m *MySQL) Socket(ctx context.Context, c *sql.Conn) (*MySQLSocket, error) {
 	var id uint32
-	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+	var host sql.NullString
+	if err := c.QueryRowContext(ctx, mysqlWhoAmI).Scan(&id, &host); err != nil {
 		return nil, err
 	}
 	sc := m.socks.get(id)
 	if sc == nil {
-		return nil, fmt.Errorf("%s: connection %d was not dialed by this target", m.where(), id)
+		return nil, m.unverified("connection %d was not dialed by this target (is a proxy answering for the server?)", id)
 	}
 	s := sc.sock
-	if s.Capabilities&(MySQLClientSSL|MySQLClientCompress) != 0 {
-		return nil, fmt.Errorf("%s: connection %d is encrypted or compressed: no raw use", m.where(), id)
+	if s.Capabilities&MySQLClientSSL != 0 {
+		return nil, m.unverified("connection %d uses TLS, and only the driver can read its socket", id)
 	}
+	if s.Capabilities&MySQLClientCompress != 0 {
+		return nil, m.unverified("connection %d is compressed", id)
+	}
+	if err := sameEnd(host.String, s.Conn.LocalAddr()); err != nil {
+		return nil, m.unverified("connection %d: %v", id, err)
+	}
+	s.Kill = sc.kill
 	return &s, nil
 }
