@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
-	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/search"
 	"github.com/dbperf/dbperf/internal/session"
@@ -125,11 +122,6 @@ func addSearchFlags(f interface {
 	f.Uint64Var(&sf.seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 }
 
-// searchClientsRule is the pass rule of --vary clients: a closed loop offers no rate to hold.
-const searchClientsRule = "every SLA met over the measured part, no operation failed after its retries, the step's gate held"
-
-const searchRule = "every SLA met over the measured part, at least 95% of the offered rate completed, no arrival dropped, the step's gate held"
-
 func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.Target) (workload.Workload, error)) error {
 	switch sf.vary {
 	case "rate":
@@ -150,19 +142,11 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	if err := sf.cfg.Validate(); err != nil {
 		return err
 	}
-	if len(sf.sla) == 0 {
-		return errors.New("search needs at least one --sla: the goal a passing trial meets (e.g. --sla 'query:p99<2ms')")
-	}
-	var slas []measure.SLA
-	for _, s := range sf.sla {
-		sla, err := measure.ParseSLA(s)
-		if err != nil {
-			return err
-		}
-		slas = append(slas, sla)
-	}
-	if sf.warmup < 0 || sf.probe < time.Second {
-		return fmt.Errorf("--warmup must not be negative and --trial must be at least 1s (got %s, %s)", sf.warmup, sf.probe)
+	p := search.Plan{Workload: name, Step: sf.step, Setup: sf.setup, Vary: sf.vary, SLAs: sf.sla, Config: sf.cfg,
+		Warmup: sf.warmup, Trial: sf.probe, MaxBacklog: sf.maxBacklog, Seed: sf.seed}
+	slas, err := p.Goals()
+	if err != nil {
+		return err
 	}
 	spec, err := driver.Parse(sf.target)
 	if err != nil {
@@ -189,28 +173,8 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	if cl, ok := wl.(io.Closer); ok { // what the workload kept open between trials
 		defer cl.Close()
 	}
-	tw, ok := wl.(workload.Tunable)
-	if !ok || len(tw.RateOps(sf.step)) == 0 {
-		return fmt.Errorf("step %s cannot be searched: it has no request stream whose rate a search could set", sf.step)
-	}
-	ct, canVaryClients := wl.(workload.ClientTunable)
-	if sf.vary == "clients" && !canVaryClients {
-		return fmt.Errorf("--vary clients: the %s workload's clients cannot change between trials (its tables are per client); vary the rate", name)
-	}
-	// A step that changes the database is preceded in every trial by the setup steps again, so
-	// that each trial starts from the same database.
-	reload := !tw.KeepsSize(sf.step)
-	if reload && len(sf.setup) == 0 {
-		return fmt.Errorf("step %s changes the database: give the --setup steps that load it, which run again before each trial", sf.step)
-	}
-	opNames := map[string]bool{}
-	for _, o := range wl.Figures().Ops {
-		opNames[o.Name] = true
-	}
-	for _, s := range slas {
-		if !opNames[s.Op] {
-			return fmt.Errorf("--sla %s names op type %q, which the %s workload does not have", s, s.Op, name)
-		}
+	if err := p.Check(wl); err != nil {
+		return err
 	}
 	info := t.Info(ctx)
 	mon := monitor.New(ctx, t)
@@ -227,143 +191,12 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", name, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: true, Monitor: mon, SLAs: slas, Live: session.LiveQuiet}
-	rec := archive.Search{Step: sf.step, Vary: sf.vary, SLAs: sf.sla, Rule: searchRule, Config: sf.cfg}
-	if sf.vary == "clients" {
-		rec.Rule = searchClientsRule
-	}
-	err = func() error {
-		for _, step := range sf.setup {
-			if _, err := s.Step(ctx, step, step); err != nil {
-				return err
-			}
-		}
-		res, err := search.Run(sf.cfg, func(rate float64) (search.Outcome, error) {
-			tw.SetArrival(workload.Arrival{Process: workload.Constant, Rate: rate, MaxBacklog: sf.maxBacklog, Seed: sf.seed})
-			as := fmt.Sprintf("%s-r%.0f", sf.step, rate)
-			if sf.vary == "clients" {
-				tw.SetArrival(workload.Arrival{Process: workload.Closed})
-				ct.SetClients(int(rate))
-				as = fmt.Sprintf("%s-c%.0f", sf.step, rate)
-			}
-			if reload && len(rec.Trials) > 0 {
-				for _, step := range sf.setup {
-					if _, err := s.Step(ctx, step, fmt.Sprintf("%s-r%.0f", step, rate)); err != nil {
-						return search.Outcome{}, err
-					}
-				}
-			}
-			if sf.warmup > 0 {
-				tw.SetStepSeconds(sf.warmup.Seconds())
-				sum, err := s.Step(ctx, sf.step, as+"-warmup")
-				if err == nil {
-					err = unjudged(sum, slas, sf.step)
-				}
-				if err != nil {
-					return search.Outcome{}, err
-				}
-			}
-			tw.SetStepSeconds(sf.probe.Seconds())
-			sum, err := s.Step(ctx, sf.step, as)
-			if err == nil {
-				err = unjudged(sum, slas, sf.step)
-			}
-			if err != nil {
-				return search.Outcome{}, err
-			}
-			tr := judge(sum, rate, slas, tw.RateOps(sf.step), dir.Meta.Figures.Gate, sf.vary == "clients")
-			tr.Step = as
-			rec.Trials = append(rec.Trials, tr)
-			fmt.Fprintf(w, "   trial %d at %.0f/s: %s\n", len(rec.Trials), rate, tr.Why)
-			return search.Outcome{Pass: tr.Pass, Why: tr.Why}, nil
-		})
-		rec.Rate, rec.FailRate, rec.Bounded, rec.Reason = res.Rate, res.Fail, res.Bounded, res.Reason
-		return err
-	}()
+	rec, err := p.Run(ctx, s, wl, w)
 	if werr := archive.WriteJSON(filepath.Join(sf.out, archive.SearchFile), rec); werr != nil && err == nil {
 		err = werr
 	}
 	err = s.Finish(err)
-	printSearch(w, rec)
+	search.Print(w, rec)
 	fmt.Fprintf(w, "run directory: %s\n", sf.out)
 	return err
-}
-
-// unjudged is an error for an SLA whose op type the step does not have: every trial would pass
-// it unjudged.
-func unjudged(sum archive.Step, slas []measure.SLA, step string) error {
-	for _, sla := range slas {
-		if _, ok := sum.Ops[sla.Op]; !ok {
-			return fmt.Errorf("--sla %s: step %s has no %s operations, so the SLA cannot be judged", sla, step, sla.Op)
-		}
-	}
-	return nil
-}
-
-// judge applies the pass rule to a trial's measured step: its achieved rate is that of the
-// stream's op types added up, its latencies those of the first SLA's op type. The rate counts
-// operations, as arrivals do, not their units (a multiget is one arrival of 10 keys).
-func judge(sum archive.Step, rate float64, slas []measure.SLA, rateOps []string, gate *archive.Gate, closed bool) archive.Trial {
-	tr := archive.Trial{Rate: rate, Dropped: sum.Dropped, SLAs: sum.SLAs, Pass: true, Why: "pass"}
-	for _, op := range rateOps {
-		if sum.Seconds > 0 {
-			tr.Achieved += float64(sum.Ops[op].Statements) / sum.Seconds
-		}
-	}
-	tr.Achieved = measure.Round(tr.Achieved, 3)
-	if o, ok := sum.Ops[slas[0].Op]; ok {
-		tr.P50Us, tr.P99Us, tr.P999Us = o.P50Us, o.P99Us, o.P999Us
-		if o.Service != nil {
-			tr.ServiceP99Us = o.Service.P99Us
-		}
-	}
-	fail := func(why string) {
-		if tr.Pass {
-			tr.Pass, tr.Why = false, why
-		}
-	}
-	for _, r := range sum.SLAs {
-		if !r.Met {
-			fail(fmt.Sprintf("SLA %s missed (%.0f us)", r.SLA, r.ValueUs))
-		}
-	}
-	if !closed && tr.Achieved < 0.95*rate {
-		fail(fmt.Sprintf("completed %.0f/s, below 95%% of the offered %.0f/s", tr.Achieved, rate))
-	}
-	if sum.Dropped > 0 {
-		fail(fmt.Sprintf("%d arrivals dropped", sum.Dropped))
-	}
-	if gate.Failed(sum) {
-		fail("the step's gate failed (" + gate.Met + ")")
-	}
-	return tr
-}
-
-func printSearch(out io.Writer, rec archive.Search) {
-	fmt.Fprintf(out, "== search of %s for %v\n", rec.Step, rec.SLAs)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	what := "rate"
-	if rec.Vary == "clients" {
-		what = "clients"
-	}
-	fmt.Fprintln(tw, "trial\t"+what+"\tachieved\tp50_us\tp99_us\tp99.9_us\tsvc_p99_us\tdropped\tverdict\t")
-	for i, t := range rec.Trials {
-		svc := "-" // a closed loop's response time is its service time
-		if t.ServiceP99Us > 0 {
-			svc = fmt.Sprintf("%.0f", t.ServiceP99Us)
-		}
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%s\t\n", i+1, t.Rate, t.Achieved, t.P50Us, t.P99Us, t.P999Us, svc, t.Dropped, t.Why)
-	}
-	tw.Flush()
-	unit, what := "/s", "rate"
-	if rec.Vary == "clients" {
-		unit, what = " clients", "client count"
-	}
-	switch {
-	case rec.Rate == 0:
-		fmt.Fprintf(out, "no %s passed (%s)\n", what, rec.Reason)
-	case rec.Bounded:
-		fmt.Fprintf(out, "highest passing %s: at least %.0f%s (%s)\n", what, rec.Rate, unit, rec.Reason)
-	default:
-		fmt.Fprintf(out, "highest passing %s: %.0f%s; %.0f%s failed (%s)\n", what, rec.Rate, unit, rec.FailRate, unit, rec.Reason)
-	}
 }

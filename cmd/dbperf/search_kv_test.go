@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/search"
 )
 
 // readSearch reads a search's search.json and checks what every search archives, whatever the
@@ -41,7 +42,7 @@ func TestSearchKV(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	rec := readSearch(t, filepath.Join(dir, "s"), r.stdout)
-	if rec.Trials[0].Rate != 200 || rec.Trials[0].Step != "readrandom-r200" || rec.Rule != searchRule {
+	if rec.Trials[0].Rate != 200 || rec.Trials[0].Step != "readrandom-r200" || rec.Rule != search.RateRule {
 		t.Errorf("search.json: %+v", rec)
 	}
 	for _, step := range []string{"fillseq", "readrandom-r200-warmup"} {
@@ -69,7 +70,7 @@ func TestSearchKVClients(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	rec := readSearch(t, filepath.Join(dir, "s"), r.stdout)
-	if rec.Vary != "clients" || rec.Trials[0].Step != "readwhilewriting-c1" || rec.Rule != searchClientsRule {
+	if rec.Vary != "clients" || rec.Trials[0].Step != "readwhilewriting-c1" || rec.Rule != search.ClientsRule {
 		t.Errorf("search.json: %+v", rec)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestSearchCommand(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &rec) != nil {
 		t.Fatalf("search.json: %v", err)
 	}
-	if len(rec.Trials) != 3 || rec.Trials[0].Rate != 50 || rec.Trials[2].Rate != 200 || !rec.Bounded || rec.Rule != searchRule {
+	if len(rec.Trials) != 3 || rec.Trials[0].Rate != 50 || rec.Trials[2].Rate != 200 || !rec.Bounded || rec.Rule != search.RateRule {
 		t.Errorf("search.json: %+v", rec)
 	}
 	for _, tr := range rec.Trials {

@@ -1,7 +1,8 @@
 // Package search finds the highest arrival rate at which a step still meets its goals: a loop
 // of honest trials, each printed and archived, with the pass rule stated so a reader can check
-// the answer. The search itself is a pure function of the trials' outcomes, tested on a
-// simulated target whose latency grows with load.
+// the answer. The search itself (Run) is a pure function of the trials' outcomes, tested on a
+// simulated target whose latency grows with load; a Plan (trials.go) runs each trial as steps
+// of a session and judges it by the rule (Judge).
 //
 // The rule, as cockroachdb/pebble's write-throughput search and the published SLA studies do:
 // a trial at rate R passes when every SLA holds over its measured part, it completed at least
