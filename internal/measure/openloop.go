@@ -104,7 +104,7 @@ func SummarizeOpenLoop(streams []Stream, seconds float64) *OpenLoop {
 func overloadWhy(s Stream) string {
 	var parts []string
 	if s.Dropped > 0 {
-		parts = append(parts, fmt.Sprintf("%d dropped", s.Dropped))
+		parts = append(parts, fmt.Sprintf("%d dropped (backlog full)", s.Dropped))
 	}
 	if s.NotStarted > 0 {
 		parts = append(parts, fmt.Sprintf("%d (%.1f%%) still waiting at the end", s.NotStarted, 100*float64(s.NotStarted)/float64(max(s.Offered, 1))))

@@ -103,9 +103,6 @@ func printOpenLoop(out io.Writer, s archive.Step, ops []string) {
 	if len(lower) > 0 {
 		fmt.Fprintf(out, "   latencies are lower bounds, with waits of arrivals never started: %s\n", strings.Join(lower, ", "))
 	}
-	if o.Dropped > 0 {
-		fmt.Fprintf(out, "   DROPPED: %d arrivals found the backlog full (--max-backlog) and never ran\n", o.Dropped)
-	}
 }
 
 // micros prints a duration given in µs in the unit that reads best.
