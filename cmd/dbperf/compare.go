@@ -31,7 +31,12 @@ own query values are followed by "(n/c)".
 Runs not made like the base are named first, with every setting that differs ("not like for
 like: a vs b: rows 10000 vs 20000, ..."): workload settings, target kind and version, DBMS
 settings, seed, steps, arrival and host. With --format tsv that line goes to stderr; --format
-json puts it in "not_like_for_like" (docs/reports.md).`,
+json puts it in "not_like_for_like" (docs/reports.md).
+
+Given run groups (--repeat N), each figure's medians are compared, with Welch's t-test on the
+logarithms of the runs' values (p) adjusted by Benjamini-Hochberg over every figure of the
+compare (q): "+"/"-" only when q < 0.05, "~" after a ratio that may be noise. A legend follows
+the table; docs/repeats.md explains the statistics.`,
 		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
   dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md
   dbperf compare --base runs/pg-15 runs/pg-16 --format json | jq '.rows[] | select(.runs[0].mark == "worse")'`,
@@ -56,7 +61,7 @@ json puts it in "not_like_for_like" (docs/reports.md).`,
 			if groups, ok, err := report.LoadGroups(append([]string{base}, others...)); err != nil {
 				return err
 			} else if ok {
-				return report.WriteTable(c.OutOrStdout(), report.GroupCompareTable(groups[0], groups[1:]), f)
+				return report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f)
 			}
 			b, err := report.Load([]string{base})
 			if err != nil {

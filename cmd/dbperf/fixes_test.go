@@ -335,7 +335,7 @@ func TestRepeat(t *testing.T) {
 	}
 	// The columns are as wide as their widest value, which depends on the runs' figures (a
 	// busy machine gives wider ones): the header's words, not its spacing.
-	header := regexp.MustCompile(`(?m)^step +figure +a +b +ratio +p$`)
+	header := regexp.MustCompile(`(?m)^step +figure +a +b +ratio +p +q$`)
 	if s := run(t, dir, "compare", "--base", "a", "b"); s.code != 0 || !header.MatchString(s.stdout) {
 		t.Errorf("compare of groups: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 	}

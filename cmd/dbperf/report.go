@@ -24,10 +24,20 @@ differ between the runs (all of them folded), and a foldable section per step wi
 the throughput per second (stalls shaded), the worst latency per second, the latency
 percentile distribution (from latency.hlog), the host's CPU and disk IO, and the DBMS's memory
 and CPU beside dbperf's own. In every chart the colour is the run and the line style the op
-type; a step too short for charts over time gets a note instead. docs/reports.md describes it.`,
+type; a step too short for charts over time gets a note instead. docs/reports.md describes it.
+
+Given run groups (--repeat N), the page has every run of every group, named group/rep-N, and
+first a section of the groups: medians, 95% intervals and the comparison with the base group
+(--base, a group directory or name; default the first), as 'dbperf compare' of groups shows it
+(docs/repeats.md).`,
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if groups, ok, err := report.LoadGroups(args); err != nil {
+				return err
+			} else if ok {
+				return writeGroupReport(c, groups, base, out)
+			}
 			runs, err := report.Load(args)
 			if err != nil {
 				return err
@@ -63,4 +73,30 @@ type; a step too short for charts over time gets a note instead. docs/reports.md
 	c.Flags().StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	c.Flags().StringVar(&base, "base", "", "the run the others are compared with (a RUN directory or a run's name; default the first RUN)")
 	return c
+}
+
+// writeGroupReport writes the HTML report of run groups; base names the base group (its
+// directory or name), the first when empty.
+func writeGroupReport(c *cobra.Command, groups []report.Group, base, out string) error {
+	baseIdx := 0
+	if base != "" {
+		baseIdx = -1
+		for i, g := range groups {
+			if filepath.Clean(g.Path) == filepath.Clean(base) || g.Meta.Name == base {
+				baseIdx = i
+			}
+		}
+		if baseIdx < 0 {
+			return fmt.Errorf("--base %s is not one of the run groups given", base)
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.HTMLGroups(&buf, groups, baseIdx); err != nil {
+		return err
+	}
+	if err := archive.WriteFile(out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d run groups, base %s)\n", out, len(groups), groups[baseIdx].Path)
+	return nil
 }

@@ -30,27 +30,47 @@ below 95%), the number of stalls, and three host figures (wkbpi, cpupq, client).
 --wide prints every column: all rates and latency percentiles, the client's CPU per
 operation, every host figure per operation, and provenance (target kind, DBMS version,
 start date, dbperf commit). --explain prints what each column means (with RUNs, the columns
-of those runs). docs/reports.md lists every abbreviation; --format json is described there.`,
+of those runs). docs/reports.md lists every abbreviation; --format json is described there.
+
+Given run groups (--repeat N), it prints per group, step and figure the number of runs, the
+median, a 95% confidence interval and the coefficient of variation (docs/repeats.md).`,
 		Example: `  dbperf summary runs/pg-shared runs/pebble-1
   dbperf summary --wide --format tsv runs/* > summary.tsv
-  dbperf summary --explain`,
+  dbperf summary --explain
+  dbperf summary runs/group-a runs/group-b      # run groups made with --repeat`,
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
 			if err != nil {
 				return err
 			}
-			if groups, ok, err := report.LoadGroups(args); err != nil {
+			groups, isGroup, err := report.LoadGroups(args)
+			if err != nil {
 				return err
-			} else if ok && !explain {
-				return report.WriteTable(c.OutOrStdout(), report.GroupSummaryTable(groups), f)
+			}
+			out := c.OutOrStdout()
+			if isGroup && !explain {
+				if f == report.FormatJSON {
+					return report.WriteGroupSummaryJSON(out, groups)
+				}
+				return report.WriteTable(out, report.GroupSummaryTable(groups), f)
 			}
 			var runs []report.Run
-			if len(args) > 0 {
+			for _, g := range groups { // --explain of groups: the figures of their runs
+				runs = append(runs, g.Runs...)
+			}
+			if len(args) > 0 && !isGroup {
 				if runs, err = report.Load(args); err != nil {
 					return err
 				}
 			}
-			out := c.OutOrStdout()
+			if explain && isGroup {
+				t := report.ExplainTable(runs)
+				t.Rows = append(t.Rows, report.GroupExplainRows...)
+				if f == report.FormatText {
+					fmt.Fprint(out, report.ExplainNote+"\n"+report.GroupExplainNote+"\n")
+				}
+				return report.WriteTable(out, t, f)
+			}
 			if explain {
 				if len(runs) == 0 {
 					for _, d := range declarations() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -38,6 +39,53 @@ func HTML(w io.Writer, runs []Run, base int) error {
 	if err != nil {
 		return err
 	}
+	return writeHTMLPage(w, page)
+}
+
+// HTMLGroups writes the report of run groups (--repeat): the page of HTML over every run of
+// every group, each named group/run, base the base group's first run, with a section of the
+// groups' statistics first: medians and 95% intervals, and the comparison with groups[base]
+// (p-values adjusted by Benjamini-Hochberg) with its legend.
+func HTMLGroups(w io.Writer, groups []Group, base int) error {
+	if base < 0 || base >= len(groups) {
+		return fmt.Errorf("base group %d out of range", base)
+	}
+	var runs []Run
+	baseRun := 0
+	for i, g := range groups {
+		if i == base {
+			baseRun = len(runs)
+		}
+		for _, r := range g.Runs {
+			r.Meta.Name = groupName(g) + "/" + filepath.Base(filepath.Clean(r.Path))
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return errors.New("no runs in the groups")
+	}
+	page, err := buildHTMLPage(runs, baseRun)
+	if err != nil {
+		return err
+	}
+	others := append(append([]Group(nil), groups[:base]...), groups[base+1:]...)
+	page.Groups = &htmlGroups{Base: groupName(groups[base]), Summary: GroupSummaryTable(groups)}
+	if len(others) > 0 {
+		cmp := GroupCompare(groups[base], others)
+		page.Groups.Compare, page.Groups.Legend = groupCompareTable(cmp), GroupCompareLegend(cmp.Tested)
+	}
+	return writeHTMLPage(w, page)
+}
+
+// htmlGroups is the page's section of run groups.
+type htmlGroups struct {
+	Base    string
+	Summary Table
+	Compare Table
+	Legend  []string
+}
+
+func writeHTMLPage(w io.Writer, page *htmlPage) error {
 	tmpl, err := template.New("report.html.tmpl").Funcs(template.FuncMap{
 		"markClass": htmlMarkClass,
 		"dash":      svgDash,
@@ -63,6 +111,7 @@ type htmlPage struct {
 	SummaryWide    Table
 	Explain        Table
 	Compare        htmlCompare
+	Groups         *htmlGroups // run groups (--repeat), if the page is of groups
 	Differences    htmlTable
 	KindSettings   htmlTable // DBMS settings of runs of different target kinds
 	Provenance     htmlTable

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
@@ -133,4 +135,58 @@ func Compare(base Run, runs []Run) CompareJSON {
 // WriteCompareJSON writes Compare(base, runs) as indented JSON.
 func WriteCompareJSON(w io.Writer, base Run, runs []Run) error {
 	return writeJSON(w, Compare(base, runs))
+}
+
+// GroupSummaryJSON is the summary of run groups (--repeat): the groups and, per group, step
+// and figure, the statistics of its runs' values.
+type GroupSummaryJSON struct {
+	Groups []GroupJSON       `json:"groups"`
+	Rows   []GroupSummaryRow `json:"rows"`
+}
+
+// GroupJSON is a group's group.json and its directory.
+type GroupJSON struct {
+	Path string `json:"path"`
+	archive.Group
+}
+
+// WriteGroupSummaryJSON writes the summary of groups as indented JSON.
+func WriteGroupSummaryJSON(w io.Writer, groups []Group) error {
+	out := GroupSummaryJSON{Groups: []GroupJSON{}, Rows: GroupSummaryRows(groups)}
+	for _, g := range groups {
+		out.Groups = append(out.Groups, GroupJSON{Path: g.Path, Group: g.Meta})
+	}
+	return writeJSON(w, out)
+}
+
+// WriteGroupCompare writes the comparison of groups with a base group: GroupCompare as JSON, or
+// its table followed, in text and markdown, by GroupCompareLegend.
+func WriteGroupCompare(w io.Writer, base Group, groups []Group, format Format) error {
+	cmp := GroupCompare(base, groups)
+	if format == FormatJSON {
+		return writeJSON(w, cmp)
+	}
+	if err := WriteTable(w, groupCompareTable(cmp), format); err != nil {
+		return err
+	}
+	if format == FormatTSV { // data only
+		return nil
+	}
+	sep := "\n"
+	if format == FormatMarkdown {
+		sep = "  \n"
+	}
+	_, err := io.WriteString(w, "\n"+strings.Join(GroupCompareLegend(cmp.Tested), sep)+"\n")
+	return err
+}
+
+// GroupCompareLegend says how to read a group compare whose adjustment covered tested figures.
+func GroupCompareLegend(tested int) []string {
+	return []string{
+		"ratio: the group's median / the base's. + better, - worse (by the figure's direction): a difference beyond the noise, q < 0.05",
+		"~ after a ratio: no difference beyond the noise (q >= 0.05): the ratio may be chance",
+		"p: Welch's t-test on the logarithms of the runs' values, two-sided, this figure alone; - : no test (fewer than 2 runs, or a run of 0)",
+		fmt.Sprintf("q: p adjusted by Benjamini-Hochberg over the %d figures tested in this compare: calling q < 0.05 different keeps the expected share of false alarms among them at 5%%", tested),
+		"n/c: not comparable: a run of the base or the group missed the step's gate. docs/repeats.md explains the statistics",
+	}
 }
