@@ -1,15 +1,15 @@
 package archive
 
 import (
-	"bufio"
 	"fmt"
-	"github.com/dbperf/dbperf/internal/measure"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/prometheus/procfs"
 )
 
 // Build identifies the dbperf binary that made a run.
@@ -60,41 +60,30 @@ type Host struct {
 	Disk string `json:"disk,omitempty"`
 }
 
-// ThisHost reads the host's description from /proc and /etc; dataPath, if set, is a path on
-// the disk holding the database.
+// ThisHost reads the host's description from /proc (through procfs) and /etc; dataPath, if set,
+// is a path on the disk holding the database.
 func ThisHost(dataPath string) Host {
 	h := Host{Cores: runtime.NumCPU()}
 	h.Hostname, _ = os.Hostname()
-	h.CPU = procField("/proc/cpuinfo", "model name")
-	if f := strings.Fields(procField("/proc/meminfo", "MemTotal")); len(f) > 0 {
-		kb, _ := strconv.ParseFloat(f[0], 64)
-		h.MemoryGB = measure.Round(kb/(1<<20), 1)
+	fs, err := procfs.NewFS(procfs.DefaultMountPoint)
+	if err != nil {
+		h.OS = osRelease()
+		return h
 	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
+	if cpus, err := fs.CPUInfo(); err == nil && len(cpus) > 0 {
+		h.CPU = cpus[0].ModelName
+	}
+	if mem, err := fs.Meminfo(); err == nil && mem.MemTotal != nil {
+		h.MemoryGB = measure.Round(float64(*mem.MemTotal)/(1<<20), 1) // kB
+	}
+	if rel, err := fs.SysctlStrings("kernel/osrelease"); err == nil && len(rel) > 0 {
+		h.Kernel = rel[0]
 	}
 	h.OS = osRelease()
 	if dataPath != "" {
 		h.Disk = diskOf(dataPath)
 	}
 	return h
-}
-
-// procField returns the value of the first "key: value" line of a /proc file.
-func procField(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
 
 func osRelease() string {
@@ -110,29 +99,39 @@ func osRelease() string {
 	return runtime.GOOS
 }
 
-// diskOf names the mount (device, mount point, file system) holding path: the longest mount
-// point in /proc/mounts that is a prefix of path.
+// diskOf names the mount (device, mount point, file system) holding path, with the space free
+// on it.
 func diskOf(path string) string {
-	b, err := os.ReadFile("/proc/mounts")
+	mounts, err := procfs.GetMounts()
 	if err != nil {
 		return ""
 	}
-	best, bestLen := "", -1
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		mp := f[1]
-		if (path == mp || strings.HasPrefix(path, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > bestLen {
-			best, bestLen = f[0]+" on "+mp+" ("+f[2]+")", len(mp)
-		}
+	best := mountOf(path, mounts)
+	if best == nil {
+		return ""
 	}
+	disk := best.Source + " on " + best.MountPoint + " (" + best.FSType + ")"
 	var st syscall.Statfs_t
-	if best != "" && syscall.Statfs(path, &st) == nil {
+	if syscall.Statfs(path, &st) == nil {
 		free := float64(st.Bavail) * float64(st.Bsize) / (1 << 30)
 		total := float64(st.Blocks) * float64(st.Bsize) / (1 << 30)
-		best += fmt.Sprintf(", %.1f GB free of %.1f GB", free, total)
+		disk += fmt.Sprintf(", %.1f GB free of %.1f GB", free, total)
+	}
+	return disk
+}
+
+// mountOf is the mount holding path: the one with the longest mount point that is path or a
+// directory above it; of mounts at the same point, the last (the one on top). nil when none.
+func mountOf(path string, mounts []*procfs.MountInfo) *procfs.MountInfo {
+	var best *procfs.MountInfo
+	for _, m := range mounts {
+		mp := m.MountPoint
+		if path != mp && !strings.HasPrefix(path, strings.TrimSuffix(mp, "/")+"/") {
+			continue
+		}
+		if best == nil || len(mp) >= len(best.MountPoint) {
+			best = m
+		}
 	}
 	return best
 }
