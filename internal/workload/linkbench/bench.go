@@ -254,14 +254,14 @@ func (b *Bench) requestFigures(res runner.Result) (map[string]any, []string) {
 	}
 	secs := res.End.Sub(res.Start).Seconds()
 	f := map[string]any{
-		"requests":         requests,
-		"requests_per_sec": measure.Round(float64(requests)/max(secs, 1e-9), 1),
-		"history_queries":  st.historyQueries,
-		"multiget_asked":   st.multigetAsked,
-		"multiget_found":   st.multigetFound,
-		"links_inserted":   st.linksInserted,
-		"nodes_added":      st.nodesAdded,
-		"nodes_deleted":    st.nodesDeleted,
+		"requests":        requests,
+		keyRequestsPerSec: measure.Round(float64(requests)/max(secs, 1e-9), 1),
+		"history_queries": st.historyQueries,
+		"multiget_asked":  st.multigetAsked,
+		"multiget_found":  st.multigetFound,
+		"links_inserted":  st.linksInserted,
+		"nodes_added":     st.nodesAdded,
+		"nodes_deleted":   st.nodesDeleted,
 	}
 	if n := res.Total.Ops[opGetLinkList].Units; n > 0 {
 		f["link_list_mean_rows"] = measure.Round(float64(st.listRows)/float64(n), 2)

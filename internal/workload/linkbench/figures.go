@@ -36,24 +36,34 @@ func init() { archive.Declare(Name, Declaration()) }
 func (b *Bench) Figures() archive.Figures { return Declaration() }
 
 // Declaration is what LinkBench declares to the archive and the reports: the load's three op
-// types and the ten request types. summary shows the load rates and every request type's p99
-// (the original reports per-type percentiles, not one blended figure); compare adds the rates
-// and p99.9 of each.
+// types and the ten request types. The request step's headline is its total requests a second,
+// all ten types together (the original's own throughput figure, and the one that compares
+// across mixes: the most frequent type's rate changes with the mix); summary also shows the
+// load rates and every request type's p99 (the original reports per-type percentiles, not one
+// blended figure); compare adds each type's rate and p99.9.
 func Declaration() archive.Figures {
 	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
 	f := archive.Figures{Ops: append(append([]measure.OpType(nil), loadOps...), requestOps[:]...)}
 	for _, o := range loadOps[:1] {
-		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true})
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true, Headline: true,
+			Help: "links loaded per second, all loaders"})
 	}
-	f.Columns = append(f.Columns, archive.Column{Name: "lnps", Op: loadOps[2].Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true})
+	f.Columns = append(f.Columns, archive.Column{Name: "lnps", Op: loadOps[2].Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true, Headline: true,
+		Help: "nodes loaded per second, all loaders"})
+	f.Columns = append(f.Columns, archive.Column{Name: "rps", Key: keyRequestsPerSec, Format: "%.0f", Better: hi, Summary: true, Compare: true, Headline: true,
+		Help: "requests per second of the request step: all ten request types, all requesters (the original's throughput)"})
 	for _, o := range requestOps {
 		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Better: hi, Compare: true})
 	}
 	for _, o := range requestOps {
-		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true})
+		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true, Headline: true})
 	}
 	for _, o := range requestOps {
 		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
 	}
 	return f
 }
+
+// keyRequestsPerSec is the request step's figure in summary.json's workload map: requests of
+// every type / the step's seconds.
+const keyRequestsPerSec = "requests_per_sec"
