@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	wirepkg "github.com/dbperf/dbperf/internal/driver/wire"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/go-sql-driver/mysql"
@@ -278,5 +280,168 @@ func TestMyWireLarge(t *testing.T) {
 			t.Fatalf("statement of %d bytes: %q, %v", len(long), v, err)
 		}
 		wire.wire.Finish()
+	}
+}
+
+// openMySQLPath opens the test server on a client path and binds the benchmark.
+func openMySQLPath(t *testing.T, path driver.ClientPath) *myStore {
+	t.Helper()
+	spec, err := driver.Parse(mysqlTestURL(t, "innodb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Client = path
+	tg, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	if used, fallback := tg.(*sqldriver.MySQL).ClientPath(); used != path {
+		t.Fatalf("asked for %s, got %s: %s", path, used, fallback)
+	}
+	st, _ := Bind(tg)
+	return st.(*myStore)
+}
+
+// TestMyWireCall: a CALL's reply has several results (its result sets, then its OK); the
+// socket path reads them all and the connection stays usable (it was closed when the second
+// result ended).
+func TestMyWireCall(t *testing.T) {
+	ctx := context.Background()
+	st := openMySQLTest(t, "innodb")
+	for _, q := range []string{"DROP PROCEDURE IF EXISTS wire_two", "CREATE PROCEDURE wire_two() BEGIN SELECT 1; SELECT 2, 3 UNION ALL SELECT 4, 5; END"} {
+		if err := st.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wire, _ := myConns(t, st)
+	for range 2 {
+		rows, _, err := wire.wire.Query(ctx, []byte("CALL wire_two()"))
+		if err != nil || !rows {
+			t.Fatalf("call: %v, %v", rows, err)
+		}
+		v, ok, err := wire.wire.NextRow()
+		if !ok || err != nil || string(v[0]) != "1" {
+			t.Fatalf("first row: %q, %v", v, err)
+		}
+		if _, ok, err := wire.wire.NextRow(); ok || err != nil {
+			t.Fatalf("the results after the first: %v, %v", ok, err)
+		}
+		if n, err := wire.wire.Exec(ctx, []byte("DO 1")); err != nil || n != 0 {
+			t.Fatalf("the next statement: %d, %v", n, err)
+		}
+	}
+}
+
+// running tells whether connection id runs a statement starting with prefix.
+func running(t *testing.T, st *myStore, id int64, prefix string) bool {
+	var n int
+	err := st.t.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ? AND info LIKE ?", id, prefix+"%").Scan(&n)
+	if err != nil {
+		t.Error(err)
+	}
+	return n > 0
+}
+
+// cancelWhenRunning cancels once connection id runs a statement starting with prefix.
+func cancelWhenRunning(t *testing.T, st *myStore, id int64, prefix string) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		defer cancel()
+		for !running(t, st, id, prefix) && !t.Failed() {
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return ctx
+}
+
+// TestMyCancelStopsOnServer: on every client path, a statement whose context is canceled stops
+// on the server, not only in the client (go-sql-driver and the socket path close the
+// connection, and the server would run the statement to its end): a canceled SELECT SLEEP
+// leaves the process list at once, and a DELETE canceled while it waits on a row lock does
+// not delete anything when the lock holder rolls back.
+func TestMyCancelStopsOnServer(t *testing.T) {
+	for _, path := range driver.ClientPaths {
+		t.Run(string(path), func(t *testing.T) {
+			ctx := context.Background()
+			st := openMySQLPath(t, path)
+			conn := func() (*sqlConn, int64) {
+				ic, err := st.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { ic.Close() })
+				c := ic.(*sqlConn)
+				var id int64
+				if err := c.c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				return c, id
+			}
+			c, id := conn()
+			sleep := []byte("SELECT SLEEP(60)")
+			cctx := cancelWhenRunning(t, st, id, "SELECT SLEEP")
+			var err error
+			if c.wire != nil {
+				_, _, err = c.wire.Query(cctx, sleep)
+			} else {
+				_, err = c.c.ExecContext(cctx, string(sleep))
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("canceled sleep: %v", err)
+			}
+			// MariaDB's SLEEP notices a closed connection every 5 s by itself; killed, it ends
+			// at once. The bound is only there so that a sleep left running fails.
+			for start := time.Now(); running(t, st, id, "SELECT SLEEP"); time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > 3*time.Second {
+					t.Fatal("the canceled SLEEP still runs on the server")
+				}
+			}
+			cancelDelete(t, st, conn)
+		})
+	}
+}
+
+// cancelDelete runs the DELETE half of TestMyCancelStopsOnServer.
+func cancelDelete(t *testing.T, st *myStore, conn func() (*sqlConn, int64)) {
+	ctx := context.Background()
+	tbl := "cancel_del"
+	if err := st.CreateTables(ctx, []string{tbl}); err != nil {
+		t.Fatal(err)
+	}
+	c, id := conn()
+	rows := make([]ib.Row, 10)
+	ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20}).Fill(rows, 1, 1795363200)
+	if err := c.Insert(ctx, tbl, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.c.ExecContext(ctx, "SET SESSION innodb_lock_wait_timeout = 600"); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := st.t.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, "SELECT * FROM "+tbl+" WHERE transactionid = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	cctx := cancelWhenRunning(t, st, id, "DELETE")
+	if _, err := c.DeleteOldest(cctx, tbl, 1, 11); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled delete: %v", err)
+	}
+	// Killed, the DELETE leaves at once; the wait's bound only keeps a DELETE left waiting on
+	// the lock from holding the test: it then deletes the rows once the lock is released.
+	for start := time.Now(); running(t, st, id, "DELETE") && time.Since(start) < 20*time.Second; {
+		time.Sleep(10 * time.Millisecond)
+	}
+	holder.Rollback()
+	for running(t, st, id, "DELETE") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var n int
+	if err := st.t.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+tbl).Scan(&n); err != nil || n != 10 {
+		t.Fatalf("after the canceled DELETE and the lock holder's rollback: %d rows, %v (want all 10)", n, err)
 	}
 }
