@@ -14,7 +14,7 @@ type chunkConn struct {
 	chunk int
 }
 
-func (c *chunkConn) Read(b []byte) (int, error) { return c.in.Read(b[:min(len(b), c.chunk)]) }
+func (c *chunkConn) Read(b []byte) (int, error)  { return c.in.Read(b[:min(len(b), c.chunk)]) }
 func (c *chunkConn) Write(b []byte) (int, error) { return len(b), nil }
 func (c *chunkConn) Close() error                { return nil }
 

@@ -52,8 +52,8 @@ import (
 type MySQL struct {
 	Sock
 	kill         func() // KILL QUERY on another connection (MySQLSocket.Kill), or nil
-	deprecateEOF bool // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
-	cacheMeta    bool // MariaDB's cache-metadata flag: a byte after the column count
+	deprecateEOF bool   // CLIENT_DEPRECATE_EOF: no EOF after the columns; an OK ends the rows
+	cacheMeta    bool   // MariaDB's cache-metadata flag: a byte after the column count
 
 	wbuf []byte
 	seq  byte   // the next packet's sequence id

@@ -108,7 +108,7 @@ func (r *myReply) pkt(payload ...byte) *myReply {
 // ok is an OK packet (header 0x00) or, with hdr 0xfe, the OK that ends rows (DEPRECATE_EOF).
 func (r *myReply) ok(hdr byte, affected uint64, status uint16) *myReply {
 	p := appendLenenc([]byte{hdr}, affected)
-	p = append(p, 0)                               // last insert id
+	p = append(p, 0)                                // last insert id
 	p = binary.LittleEndian.AppendUint16(p, status) // status flags
 	return r.pkt(append(p, 0, 0)...)                // warnings
 }
