@@ -60,6 +60,13 @@ func (st *stepState) extra(res runner.Result) (map[string]any, []string) {
 		out["writer_puts"] = w.puts
 		if secs > 0 {
 			out["writer_mb_sec"] = round(float64(w.putBytes) / bytesPerMiB / secs)
+			gate, warning := writerGate(w.putBytes, secs, st.b.cfg.WriterMBps)
+			for k, v := range gate {
+				out[k] = v
+			}
+			if warning != "" {
+				warnings = append(warnings, warning)
+			}
 		}
 	}
 	out["u_cpu"], out["s_cpu"] = round(res.CPU.User.Seconds()), round(res.CPU.System.Seconds())
@@ -102,4 +109,21 @@ func (st *stepState) clientProblems() []string {
 func (st *stepState) isRead() bool {
 	name := st.step.Ops[st.main].Name
 	return name == opGet.Name || name == opMultiGet.Name
+}
+
+// writerGate judges a whilewriting step's writer against 95% of its --writer-mbps, as the
+// Insert Benchmark's q steps judge their inserts: readers that ran beside a writer that fell
+// behind (bbolt's 2 MiB/s writer reached 0.37 MiB/s) had a lighter load than the other
+// engines' readers, and their figures do not compare. Rates are KiB/s of key+value over the
+// step's seconds, so that the gate column reads e.g. 379/2048!.
+func writerGate(putBytes int64, secs, targetMBps float64) (map[string]any, string) {
+	target := targetMBps * 1024
+	achieved := float64(putBytes) / 1024 / secs
+	met := achieved >= writerGateShare*target
+	warning := ""
+	if !met {
+		warning = fmt.Sprintf("the writer put %.0f KiB/s, below 95%% of its %.0f KiB/s (--writer-mbps %g): read figures of this step are not comparable",
+			achieved, target, targetMBps)
+	}
+	return map[string]any{keyWriterTarget: round(target), keyWriterAchieved: round(achieved), keyWriterMet: met}, warning
 }

@@ -103,3 +103,45 @@ func runKV(t *testing.T, target, out string, cfg kv.Config) {
 		t.Errorf("%d reference rows for %d steps", len(rows), len(steps))
 	}
 }
+
+// TestWriterGateMissed: a writer asked for far more than any engine can put (a million MiB/s)
+// misses its gate, and the step's summary.json says so with both rates: the reports then
+// call the step's read figures not comparable.
+func TestWriterGateMissed(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kv.DefaultConfig()
+	cfg.Keys, cfg.Threads, cfg.StepSeconds, cfg.Seed = 2000, 2, 0.3, 7
+	cfg.Steps, cfg.WriterMBps = []string{kv.FillSeq, kv.ReadWhileWriting}, 1e6
+	spec, err := driver.Parse("pebble:" + filepath.Join(dir, "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, err := kv.New(cfg, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	d, err := archive.Create(out, archive.Run{Name: "run", Workload: kv.Name, Figures: b.Figures()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&session.Session{Workload: b, Dir: d, Out: io.Discard}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	meta, steps, err := archive.Read(out)
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	rww := steps[1]
+	if !meta.Figures.Gate.Applies(rww) || !meta.Figures.Gate.Failed(rww) || rww.Workload["writer_target_kib_sec"] != 1024e6 {
+		t.Errorf("readwhilewriting with an impossible writer: gate not missed: %v", rww.Workload)
+	}
+	if meta.Figures.Gate.Applies(steps[0]) {
+		t.Errorf("fillseq has no writer, so no gate: %v", steps[0].Workload)
+	}
+}
