@@ -13,6 +13,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver/rawsock"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 func init() {
@@ -44,15 +45,25 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
 	}
 	cfg.RuntimeParams["application_name"] = "dbperf"
-	if s.ClientPath() == driver.ClientRaw {
-		dial := cfg.DialFunc // raw system calls on pgx's sockets (rawsock)
+	if path := s.ClientPath(); path.Lean() {
+		// Raw system calls on pgx's sockets (rawsock) under --client-path raw; either lean path
+		// gives pgx back the messages it read that pgx keeps state from (rawsock.Unreader).
+		dial := cfg.DialFunc
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
-			return rawsock.Wrap(c), nil
+			if path == driver.ClientRaw {
+				c = rawsock.Wrap(c)
+			}
+			return rawsock.NewUnreader(c), nil
 		}
+	}
+	// A canceled statement is canceled on the server too (pgx's default handler only sets a
+	// deadline, and the statement runs on, or commits, after the client gave up).
+	cfg.BuildContextWatcherHandler = func(pg *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pg, DeadlineDelay: CancelGrace}
 	}
 	p := &Postgres{spec: s, cfg: cfg}
 	p.admin, err = p.Connect(ctx)
@@ -84,6 +95,11 @@ func sslMode(dsn string) string {
 	}
 	return "prefer"
 }
+
+// CancelGrace is how long a canceled statement's client waits, after sending the server a
+// CancelRequest, for the server's reply (the error that says the statement was canceled, or its
+// result if it finished first) before it closes the connection.
+const CancelGrace = 2 * time.Second
 
 // Connect opens a new connection to the target's database (a client role's, an index
 // build's); its errors are one sentence that says what to do.

@@ -1,17 +1,17 @@
 package wire
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"strconv"
 	"sync/atomic"
 	"syscall"
+	"time"
+	"unsafe"
 
+	"github.com/dbperf/dbperf/internal/driver/rawsock"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -19,19 +19,17 @@ import (
 // Postgres runs prepared statements (Bind, Execute, Sync; text parameters, binary results) and
 // simple-protocol statements over a pgx connection's own socket, beside pgconn rather than
 // through it: the Insert Benchmark's q-step queries and literal INSERTs (ibsql) and LinkBench's
-// statements (lbsql).
+// statements (lbsql). Why: pgconn's per-operation timers and watchers cost a C client's whole
+// CPU per statement again (docs/performance.md, "The lean paths").
 //
-// Why (measured, docs/performance.md): pgconn arms a 15 ms watchdog timer before every write
-// (enterPotentialWriteReadDeadlock); time.Timer.Reset wakes the runtime's network poller on
-// another thread, about 10% of dbperf's CPU in a qr100 profile. pgconn also keeps a per-op
-// context watcher and result reader. Postgres writes each statement with one write and reads
-// the reply into one reused buffer: 19% less client CPU per range query and 8% per point query
-// than through pgconn end to end (qr100, qp100), and 33% per 100-row INSERT in
-// BenchmarkPostgresInsertL0; medians of 3 interleaved runs.
-//
-// It reads and writes with raw system calls and waits through Go's network poller (Sock).
-// Tried and dropped: blocking reads on the socket, as libpq does; no better in the median and
-// far noisier (the runtime's sysmon retakes the blocked thread's P).
+// It keeps pgconn's guarantees: messages are encoded and decoded by pgproto3; a reply's first
+// ErrorResponse is kept until ReadyForQuery, so an error after CommandComplete (a deferred
+// constraint at the implicit commit, a later statement of a simple query) fails the statement;
+// a COMMIT answered ROLLBACK and a failed-transaction status are errors; FATAL ends the
+// connection with the server's error; a canceled statement is canceled on the server
+// (pgconn's CancelRequest) and its reply awaited for CancelGrace before the socket is shut
+// down; the messages pgconn keeps state from (ReadyForQuery's status, ParameterStatus,
+// notifications) are handed back to pgconn at Release (rawsock.Unreader).
 //
 // pgconn stays the connection's owner: it connects, authenticates, prepares, and runs every
 // other statement. Postgres uses the socket only between pgconn's operations, when pgconn is
@@ -40,68 +38,89 @@ import (
 type Postgres struct {
 	Sock
 	pg    *pgconn.PgConn
-	ctl   syscall.RawConn // the socket, for its shutdown by a cancellation (Control holds the fd open)
-	owned bool            // the socket is ours: pgconn is idle with nothing buffered
+	un    *rawsock.Unreader // pgx's connection, which takes messages back for pgconn
+	ctl   syscall.RawConn   // the socket, for its shutdown (Control holds the fd open)
+	owned bool              // the socket is ours: pgconn is idle with nothing buffered
+	grace time.Duration     // how long a canceled statement's reply is awaited
 
 	wbuf []byte
 
-	// ctx is the context whose cancellation shuts the socket down while a statement runs
-	// (busy); stop unregisters that. A cancellation while the socket is idle leaves it alone,
-	// so the connection outlives its context (the next acquire watches the new one).
+	// ctx is the context whose cancellation cancels the running statement (busy); stop
+	// unregisters that. A cancellation while the socket is idle leaves it alone, so the
+	// connection outlives its context (the next acquire watches the new one).
 	ctx  context.Context
 	stop func() bool
 	gen  int64        // ctx's generation, counting from 1
-	busy atomic.Int64 // 0: idle; gen: a statement runs under ctx; -1: ctx's cancellation shut the socket down
-	err  error        // the connection's fatal error: once set, every call returns it
+	busy atomic.Int64 // 0 idle; gen running; gen|canceling canceled on the server; -1 shut down
+	// canceled is closed when a CancelRequest sent for a statement has been delivered.
+	canceled atomic.Pointer[chan struct{}]
+	err      error // the connection's fatal error: once set, every call returns it
 
-	vals     [][]byte // the current row's column values, slices of the read buffer
-	affected int64    // rows the last statement's CommandComplete reported
+	reply
 }
+
+// canceling marks busy's generation once a CancelRequest went to the server.
+const canceling = 1 << 62
+
+// reply is the state of the reply being read.
+type reply struct {
+	row      pgproto3.DataRow
+	affected int64           // rows the last CommandComplete reported
+	first    *pgconn.PgError // the reply's first ErrorResponse, kept until ReadyForQuery
+	rollback bool            // a CommandComplete said ROLLBACK
+	simple   bool            // the request is a simple Query (wbuf holds it)
+	txStatus byte            // the last ReadyForQuery's transaction status
+	given    []byte          // messages pgconn keeps state from, read here, for Release
+	givenN   int             // how many messages given holds
+}
+
+// maxGiven bounds the notices kept for pgconn between two Releases; ParameterStatus and
+// notifications are always kept.
+const maxGiven = 64 << 10
 
 // Affected is the row count of the last statement's CommandComplete, once NextRow returned
 // false (ExecSimple reads it itself).
 func (w *Postgres) Affected() int64 { return w.affected }
 
-// ErrShut is what a read returns after the socket was shut down by a canceled context.
-var ErrShut = errors.New("connection shut down: the operation's context was canceled")
-
-// NewPostgres makes pg's lean path; poll reads and writes through net.Conn rather than raw system
-// calls (--client-path netconn).
-func NewPostgres(pg *pgconn.PgConn, poll bool) (*Postgres, error) {
-	sc, ok := pg.Conn().(syscall.Conn)
-	if !ok {
-		return nil, fmt.Errorf("pgwire: %T has no file descriptor", pg.Conn())
+// TxStatus is the transaction status of the last reply ('I' idle, 'T' in a transaction, 'E'
+// in a failed one), as pgconn's TxStatus.
+func (w *Postgres) TxStatus() byte {
+	if w.txStatus == 0 {
+		return w.pg.TxStatus()
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	return &Postgres{Sock: NewSock(pg.Conn(), poll), pg: pg, ctl: raw}, nil
+	return w.txStatus
 }
 
-// acquire makes the socket ours: pgconn idle and drained, and the socket shut down if ctx
-// is canceled (which ends a read waiting for the reply).
+// ErrShut is what a statement returns after its socket was shut down because its context was
+// canceled and the server did not answer within the grace.
+var ErrShut = errors.New("connection shut down: the operation's context was canceled")
+
+// ErrCommitRollback is a COMMIT the server answered with ROLLBACK: the transaction had failed
+// (pgx's ErrTxCommitRollback).
+var ErrCommitRollback = errors.New("pgwire: commit unexpectedly resulted in rollback")
+
+// NewPostgres makes pg's lean path; poll reads and writes through net.Conn rather than raw system
+// calls (--client-path netconn). pg must have been dialed by a target that gives its connection
+// messages back (rawsock.Unreader, as sqldriver's Postgres does for the lean paths).
+func NewPostgres(pg *pgconn.PgConn, poll bool) (*Postgres, error) {
+	un, ok := pg.Conn().(*rawsock.Unreader)
+	if !ok {
+		return nil, fmt.Errorf("pgwire: %T cannot take messages back: the lean path needs a connection its target dialed for it (TLS falls back to pgx)", pg.Conn())
+	}
+	raw, err := un.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("pgwire: %w", err)
+	}
+	return &Postgres{Sock: NewSock(un, poll), pg: pg, un: un, ctl: raw, grace: sqldriver.CancelGrace}, nil
+}
+
+// acquire makes the socket ours: pgconn idle and drained, a cancellation of ctx watched.
 func (w *Postgres) acquire(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
 	}
 	if ctx != w.ctx {
-		if w.stop != nil {
-			w.stop()
-		}
-		w.gen++
-		w.ctx, w.stop = ctx, nil
-		if ctx.Done() != nil {
-			ctl, gen := w.ctl, w.gen
-			w.stop = context.AfterFunc(ctx, func() {
-				if w.busy.CompareAndSwap(gen, -1) {
-					// Ends a read waiting for the reply. Inside Control the descriptor cannot be
-					// closed and its number reused by another socket; once closed, Control does
-					// nothing.
-					ctl.Control(func(fd uintptr) { syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
-				}
-			})
-		}
+		w.watch(ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -112,35 +131,102 @@ func (w *Postgres) acquire(ctx context.Context) error {
 		}
 		w.owned = true
 	}
+	w.first, w.rollback, w.simple, w.affected = nil, false, false, 0
 	// busy before the context's second check: a cancellation from now on either shows there
-	// or shuts the socket down, never both and never neither.
+	// or reaches the statement, never both and never neither.
 	w.busy.Store(w.gen)
 	if err := ctx.Err(); err != nil {
-		if w.busy.CompareAndSwap(w.gen, 0) {
-			return err
-		}
-		return w.fail(fmt.Errorf("%w: %w", ErrShut, err))
+		w.end()
+		return err
 	}
 	return nil
 }
 
-// end marks the reply read: a cancellation from now on leaves the socket alone. If one shut
-// it down meanwhile, the next statement returns that (the finished one stands).
+// watch makes ctx the context whose cancellation cancels the running statement.
+func (w *Postgres) watch(ctx context.Context) {
+	if w.stop != nil {
+		w.stop()
+	}
+	w.gen++
+	w.ctx, w.stop = ctx, nil
+	if ctx.Done() == nil {
+		return
+	}
+	gen, pg, ctl, grace := w.gen, w.pg, w.ctl, w.grace
+	w.stop = context.AfterFunc(ctx, func() {
+		done := make(chan struct{})
+		w.canceled.Store(&done)
+		if !w.busy.CompareAndSwap(gen, gen|canceling) {
+			w.canceled.CompareAndSwap(&done, nil)
+			return // idle, or another statement's
+		}
+		go cancelOnServer(pg, ctl, &w.busy, gen, grace, done)
+	})
+}
+
+// cancelOnServer sends pg's server a CancelRequest for the statement of generation gen, as
+// pgconn's CancelRequestContextWatcherHandler does, and shuts the socket down if the
+// statement's reply has not been read within grace.
+func cancelOnServer(pg *pgconn.PgConn, ctl syscall.RawConn, busy *atomic.Int64, gen int64, grace time.Duration, done chan struct{}) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	pg.CancelRequest(ctx)
+	cancel()
+	// The request reaches the backend a moment after the server took it; pgconn waits 100 ms
+	// so that it cannot cancel the connection's next statement instead.
+	time.Sleep(100 * time.Millisecond)
+	close(done)
+	if rest := grace - time.Since(start); rest > 0 {
+		time.Sleep(rest)
+	}
+	if busy.CompareAndSwap(gen|canceling, -1) {
+		// Ends a read waiting for the reply. Inside Control the descriptor cannot be closed
+		// and its number reused by another socket; once closed, Control does nothing.
+		ctl.Control(func(fd uintptr) { syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+	}
+}
+
+// end marks the reply read: a cancellation from now on leaves the socket alone. A statement
+// canceled on the server waits until its CancelRequest was delivered, so that it cannot
+// cancel the next one. If the socket was shut down meanwhile, the next statement returns that
+// (the finished one stands).
 func (w *Postgres) end() {
-	if !w.busy.CompareAndSwap(w.gen, 0) && w.err == nil {
+	if w.busy.CompareAndSwap(w.gen, 0) {
+		return
+	}
+	if w.busy.Load() == w.gen|canceling {
+		if ch := w.canceled.Load(); ch != nil {
+			<-*ch
+		}
+		if w.busy.CompareAndSwap(w.gen|canceling, 0) {
+			return
+		}
+	}
+	if w.err == nil {
 		w.fail(fmt.Errorf("%w: %w (after the last reply)", ErrShut, w.ctx.Err()))
 	}
 }
 
-// Release hands the socket back to pgconn, for a statement through pgx.
+// Release hands the socket back to pgconn, for a statement through pgx, with the messages
+// pgconn keeps state from that were read here (ParameterStatus, notifications, notices, the
+// transaction status) and whatever arrived after the last reply.
 func (w *Postgres) Release() error {
 	if !w.owned || w.err != nil {
 		return w.err
 	}
-	if len(w.Buffered()) != 0 {
-		return w.fail(errors.New("pgwire: the server sent more than the replies asked for"))
+	back, n := w.given, w.givenN
+	if w.txStatus != 0 && w.txStatus != w.pg.TxStatus() {
+		back, n = append(back, 'Z', 0, 0, 0, 5, w.txStatus), n+1
 	}
+	w.un.Unread(append(back, w.Buffered()...))
+	w.Advance(len(w.Buffered()))
+	w.given, w.givenN, w.txStatus = w.given[:0], 0, 0
 	w.owned = false
+	for range n { // pgconn reads each from what was given back, not from the socket
+		if _, err := w.pg.ReceiveMessage(context.Background()); err != nil {
+			return w.fail(err)
+		}
+	}
 	return nil
 }
 
@@ -160,8 +246,11 @@ func (w *Postgres) Close() {
 	}
 }
 
-// ExecPrepared sends Bind (text parameters, binary results), Execute and Sync for the prepared
-// statement name; the reply is read with NextRow.
+// binaryResults asks for every result column in binary.
+var binaryResults = []int16{1}
+
+// ExecPrepared sends Bind (text parameters, nil for NULL; binary results), Execute and Sync for
+// the prepared statement name; the reply is read with NextRow.
 func (w *Postgres) ExecPrepared(ctx context.Context, name string, params [][]byte) error {
 	if len(params) > math.MaxUint16 {
 		return fmt.Errorf("pgwire: %d parameters; the protocol allows at most %d", len(params), math.MaxUint16)
@@ -169,19 +258,14 @@ func (w *Postgres) ExecPrepared(ctx context.Context, name string, params [][]byt
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
-	w.affected = 0
-	b := append(w.wbuf[:0], 'B', 0, 0, 0, 0, 0) // empty portal name
-	b = append(b, name...)
-	b = append(b, 0, 0, 0) // statement name's end; no parameter format codes: all text
-	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
-	for _, p := range params {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-		b = append(b, p...)
+	bind := pgproto3.Bind{PreparedStatement: name, Parameters: params, ResultFormatCodes: binaryResults}
+	b, err := bind.Encode(w.wbuf[:0])
+	if err != nil {
+		w.end()
+		return fmt.Errorf("pgwire: %w", err)
 	}
-	b = append(b, 0, 1, 0, 1) // one result format code: binary
-	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
-	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // Execute the empty portal, all rows
-	b = append(b, 'S', 0, 0, 0, 4)
+	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // Execute the unnamed portal, all rows
+	b = append(b, 'S', 0, 0, 0, 4)                // Sync
 	w.wbuf = b
 	return w.write(b)
 }
@@ -192,12 +276,15 @@ func (w *Postgres) ExecSimple(ctx context.Context, q []byte) error {
 	if err := w.acquire(ctx); err != nil {
 		return err
 	}
-	w.affected = 0
-	b := append(w.wbuf[:0], 'Q', 0, 0, 0, 0)
-	b = append(b, q...)
-	b = append(b, 0)
-	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	// The query is only read by Encode, so it is not copied into a string.
+	msg := pgproto3.Query{String: unsafe.String(unsafe.SliceData(q), len(q))}
+	b, err := msg.Encode(w.wbuf[:0])
+	if err != nil {
+		w.end()
+		return fmt.Errorf("pgwire: %w", err)
+	}
 	w.wbuf = b
+	w.simple = true
 	if err := w.write(b); err != nil {
 		return err
 	}
@@ -214,134 +301,4 @@ func (w *Postgres) write(b []byte) error {
 		return w.sockErr(err)
 	}
 	return nil
-}
-
-func (w *Postgres) ioErr(err error) error {
-	if w.ctx != nil && w.ctx.Err() != nil {
-		return fmt.Errorf("%w: %w (%v)", ErrShut, w.ctx.Err(), err)
-	}
-	return err
-}
-
-// message reads the next message: its type and body (valid until the next read).
-func (w *Postgres) message() (byte, []byte, error) {
-	if err := w.fill(5); err != nil {
-		return 0, nil, err
-	}
-	b := w.Buffered()
-	typ := b[0]
-	size := int(binary.BigEndian.Uint32(b[1:]))
-	if size < 4 || size > 1<<30 {
-		return 0, nil, w.fail(fmt.Errorf("pgwire: message %q of %d bytes: out of sync", typ, size))
-	}
-	if err := w.fill(1 + size); err != nil {
-		return 0, nil, err
-	}
-	body := w.Buffered()[5 : 1+size]
-	w.Advance(1 + size)
-	return typ, body, nil
-}
-
-// fill reads until at least n unread bytes are buffered.
-func (w *Postgres) fill(n int) error {
-	if err := w.Fill(n); err != nil {
-		return w.sockErr(err)
-	}
-	return nil
-}
-
-// sockErr makes a failed read or write on the socket the connection's fatal error.
-func (w *Postgres) sockErr(err error) error {
-	if err == io.EOF {
-		err = errors.New("pgwire: the server closed the connection")
-	}
-	return w.fail(w.ioErr(err))
-}
-
-// NextRow reads the reply up to the next row and returns its column values, or false at the
-// end of the reply, with the statement's error, if any.
-func (w *Postgres) NextRow() ([][]byte, bool, error) {
-	for {
-		typ, body, err := w.message()
-		if err != nil {
-			return nil, false, err
-		}
-		switch typ {
-		case 'D':
-			vals, err := w.decodeRow(body)
-			return vals, err == nil, err
-		case 'E':
-			var e pgproto3.ErrorResponse
-			if err := e.Decode(body); err != nil {
-				return nil, false, w.fail(err)
-			}
-			if err := w.done(); err != nil {
-				return nil, false, err
-			}
-			return nil, false, pgconn.ErrorResponseToPgError(&e)
-		case 'C':
-			w.affected = commandRows(body)
-			return nil, false, w.done()
-		case 'I':
-			return nil, false, w.done() // empty query
-		case '2', 'N', 'S', 'A': // bind complete, notice, parameter status, notification
-		default:
-			return nil, false, w.fail(fmt.Errorf("pgwire: unexpected message %q", typ))
-		}
-	}
-}
-
-// done reads the rest of the reply up to ReadyForQuery.
-func (w *Postgres) done() error {
-	for {
-		typ, _, err := w.message()
-		if err != nil {
-			return err
-		}
-		if typ == 'Z' {
-			w.end()
-			return nil
-		}
-	}
-}
-
-func (w *Postgres) decodeRow(body []byte) ([][]byte, error) {
-	if len(body) < 2 {
-		return nil, w.fail(errors.New("pgwire: short data row"))
-	}
-	cols := int(binary.BigEndian.Uint16(body))
-	vals, p := w.vals[:0], 2
-	for range cols {
-		if len(body) < p+4 {
-			return nil, w.fail(errors.New("pgwire: short data row"))
-		}
-		size := int(int32(binary.BigEndian.Uint32(body[p:])))
-		p += 4
-		if size < 0 {
-			vals = append(vals, nil)
-			continue
-		}
-		if len(body) < p+size {
-			return nil, w.fail(errors.New("pgwire: short data row"))
-		}
-		vals = append(vals, body[p:p+size:p+size])
-		p += size
-	}
-	w.vals = vals
-	return vals, nil
-}
-
-// commandRows is the row count at the end of a CommandComplete tag ("DELETE 50", "INSERT 0 100"),
-// 0 if it has none.
-func commandRows(tag []byte) int64 {
-	tag = bytes.TrimRight(tag, "\x00")
-	i := bytes.LastIndexByte(tag, ' ')
-	if i < 0 { // BEGIN, COMMIT: not parsed, as a failed parse allocates its error
-		return 0
-	}
-	n, err := strconv.ParseInt(string(tag[i+1:]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }
