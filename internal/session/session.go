@@ -157,7 +157,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	// Stalls are judged only where the main op is a stream of operations (10 a second or more):
 	// an index build or a settle is a few long operations, whose rate and latency say nothing.
 	if main := res.Total.Ops[plan.Main]; float64(main.Statements) >= 10*res.End.Sub(res.Start).Seconds() {
-		stalls := measure.DetectStalls(seconds, measure.DefaultStallRule)
+		stalls := measure.DetectStalls(secondsUntil(seconds, w.TSec(mainEnd(plan, res))), measure.DefaultStallRule)
 		sum.Stalls = &stalls
 	}
 	wide := s.Live == LiveWide
@@ -236,6 +236,9 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		sum.Ops[op.Name] = measure.Summarize(a, secs)
 		sum.Errors += a.Errors
 	}
+	if end := mainEnd(plan, res); end.Before(res.End) { // the main op's rate is over its own seconds
+		sum.Ops[plan.Step.Ops[plan.Main].Name] = measure.Summarize(&res.Total.Ops[plan.Main], end.Sub(res.Start).Seconds())
+	}
 	if units := perOpUnits(plan, res); units > 0 {
 		sum.ClientCPUUsPerOp = measure.Round(float64(res.CPU.Total().Microseconds())/float64(units), 3)
 	}
@@ -244,6 +247,27 @@ func summarize(name string, plan *workload.StepPlan, res runner.Result) (archive
 		sum.Workload, warnings = plan.Extra(res)
 	}
 	return sum, warnings
+}
+
+// mainEnd is when the step's main op stopped: the plan's MainEnd when it is inside the step,
+// else the step's end.
+func mainEnd(plan *workload.StepPlan, res runner.Result) time.Time {
+	if plan.MainEnd != nil {
+		if e := plan.MainEnd(); e.After(res.Start) && e.Before(res.End) {
+			return e
+		}
+	}
+	return res.End
+}
+
+// secondsUntil are the seconds that ended by t_sec end: a second after the main op stopped (a
+// compaction wait's) has no main-op rate to judge, and is no stall of it.
+func secondsUntil(seconds []measure.Second, end float64) []measure.Second {
+	n := 0
+	for n < len(seconds) && seconds[n].T <= end {
+		n++
+	}
+	return seconds[:n]
 }
 
 // perOpUnits are what per-operation costs divide by: the units of the plan's PerOp op types,

@@ -6,6 +6,7 @@ package workload
 
 import (
 	"context"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
@@ -32,6 +33,10 @@ type StepPlan struct {
 	// Write is the op type whose units per-write host figures (writes and KB written per unit)
 	// divide by, or None; Read likewise for the read rate, or None.
 	Write, Read measure.Op
+	// MainEnd, if set, is when the main op's work ended, when the step goes on after it
+	// (overwriteandwait's compaction wait after its overwriters): the main op's rate is over
+	// the seconds until then, and only they are judged for stalls. Zero: the step's end.
+	MainEnd func() time.Time
 	// Extra, if set, returns step-specific figures for summary.json once the step has run, and
 	// warnings to print with them.
 	Extra func(res runner.Result) (figures map[string]any, warnings []string)

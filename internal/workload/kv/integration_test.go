@@ -145,3 +145,56 @@ func TestWriterGateMissed(t *testing.T) {
 		t.Errorf("fillseq has no writer, so no gate: %v", steps[0].Workload)
 	}
 }
+
+// TestOverwriteAndWaitOneRate: overwriteandwait showed two throughputs (put 47039.5/s over the
+// whole step, ops_sec 63160 over the overwrite) and its own compaction wait as a stall. The put
+// rate is now db_bench's ops_sec of the overwrite, and no stall lies in the wait (Pebble's
+// wait is at least 1 s without a flush or compaction).
+func TestOverwriteAndWaitOneRate(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kv.DefaultConfig()
+	cfg.Keys, cfg.Threads, cfg.StepSeconds, cfg.Seed = 2000, 2, 0.5, 7
+	cfg.Steps = []string{kv.FillSeq, kv.OverwriteAndWait}
+	spec, err := driver.Parse("pebble:" + filepath.Join(dir, "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, err := kv.New(cfg, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	d, err := archive.Create(out, archive.Run{Name: "run", Workload: kv.Name, Figures: b.Figures()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&session.Session{Workload: b, Dir: d, Out: io.Discard}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, steps, err := archive.Read(out)
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	s := steps[1]
+	wait, _ := s.Workload["wait_seconds"].(float64)
+	opsSec, _ := s.Workload["ops_sec"].(float64)
+	if wait < 0.5 || opsSec == 0 {
+		t.Fatalf("no compaction wait or ops_sec: %v", s.Workload)
+	}
+	if put := s.Ops["put"].PerSec; put < opsSec*0.999 || put > opsSec*1.001 {
+		t.Errorf("put %v/s and ops_sec %v: two throughputs for one step", put, opsSec)
+	}
+	if s.Stalls == nil {
+		t.Fatal("stalls not judged")
+	}
+	for _, at := range s.Stalls.At {
+		if at > s.Seconds-wait+0.05 {
+			t.Errorf("a stall at %.3f s, inside the compaction wait (%.3f s from %.3f s)", at, wait, s.Seconds-wait)
+		}
+	}
+}
