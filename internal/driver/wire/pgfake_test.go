@@ -29,8 +29,8 @@ type fakePG struct {
 	// closeAfter makes the server close the connection after its next reply (set before the
 	// reply is queued).
 	closeAfter bool
-	mu       sync.Mutex
-	conns    []net.Conn
+	mu         sync.Mutex
+	conns      []net.Conn
 }
 
 const fakePID, fakeKey = 4242, 77

@@ -234,7 +234,7 @@ func (w *Postgres) fail(err error) error {
 	w.busy.Store(0)
 	if w.err == nil {
 		w.err = err
-		w.pg.Conn().Close() // pgconn's next operation fails too
+		w.nc.Close() // pgx's connection: pgconn's next operation fails too
 	}
 	return w.err
 }

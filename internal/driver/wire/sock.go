@@ -93,10 +93,10 @@ func (s *Sock) Fill(n int) error {
 		s.n = copy(s.rbuf, s.rbuf[s.r:s.n])
 		s.r = 0
 	}
-	if n > len(s.rbuf) {
-		s.rbuf = append(s.rbuf, make([]byte, n-len(s.rbuf))...)
-	}
 	for s.n < n {
+		if s.n == len(s.rbuf) { // grow as bytes arrive, not to what a (maybe corrupt) length says
+			s.rbuf = append(s.rbuf, make([]byte, min(n, 2*len(s.rbuf))-len(s.rbuf))...)
+		}
 		var m int
 		var err error
 		if s.raw == nil {
