@@ -37,10 +37,9 @@
 #               CC_SECONDS (--step-seconds), as long as the C client's run
 #   CC_L1_BASE  rows loaded before each dbperf l.i1 run (default 100000)
 #   CC_L1_ROWS  rows each dbperf l.i1 run inserts and deletes (default 300000)
-#   CC_AB       1 (default): also run dbperf with DBPERF_PGWIRE=pgconn on PostgreSQL, the
-#               statements through pgconn (pgx for LinkBench's) rather than on the socket
-#               (driver/wire), and with DBPERF_MYWIRE=sql on MariaDB, through database/sql, to
-#               show what the socket paths bought
+#   CC_AB       1 (default): also run dbperf with --client-path driver, the statements through
+#               pgx on PostgreSQL and database/sql on MariaDB rather than on the socket
+#               (driver/wire), to show what the lean paths bought
 #   CC_PROCS_AB 1 (default): also run dbperf's l.i1 with --client-procs all (a Go processor per
 #               CPU, as before internal/clientprocs), to show what sizing them saves
 #   CC_DBPERF   the dbperf binary (default: built into $CC_DIR)
@@ -118,13 +117,14 @@ dbperf_step() {
 	record "$side" "$op" "$round" $n
 }
 
-# lb_step SIDE ROUND TARGET: dbperf's LinkBench request step, one requester, $secs seconds, on
+# lb_step SIDE ROUND TARGET [FLAGS]: dbperf's LinkBench request step, one requester, $secs seconds, on
 # TARGET's loaded tables; its operations (all types) and client CPU from summary.json.
 lb_step() {
 	local side=$1 round=$2 target=$3 out=$dir/runs/$1-linkbench-$2
+	shift 3
 	rm -rf "$out"
 	"$dbperf" run linkbench --target "$target" --steps request --requesters 1 --requests 0 \
-		--requests-seconds "${secs}s" --quiet --no-verify --seed "$round" --out "$out" >"$out.log" 2>&1 ||
+		--requests-seconds "${secs}s" --quiet --no-verify --seed "$round" --out "$out" "$@" >"$out.log" 2>&1 ||
 		{ cat "$out.log" >&2; exit 1; }
 	local n
 	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(o["count"] for o in d["ops"].values()), d["seconds"], d["client_cpu_user_sec"], d["client_cpu_system_sec"])' "$out/request/summary.json")
@@ -179,7 +179,7 @@ pg_range_c() {
 }
 pg_range_d() {
 	dbperf_step dbperf-pg range "$r" "$CC_PG" qr100 --q-seconds "$secs"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then dbperf_step dbperf-pg-pgconn range "$r" "$CC_PG" qr100 --q-seconds "$secs" --client-path driver; fi
 }
 pg_point_c() {
 	local lo hi
@@ -189,7 +189,7 @@ pg_point_c() {
 }
 pg_point_d() {
 	dbperf_step dbperf-pg point "$r" "$CC_PG" qp100 --q-seconds "$secs"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then dbperf_step dbperf-pg-pgconn point "$r" "$CC_PG" qp100 --q-seconds "$secs" --client-path driver; fi
 }
 pg_insert_c() {
 	psql -Xq -c 'DROP TABLE IF EXISTS pgb_i0' -c "$pg_table" "$pgdb"
@@ -199,7 +199,7 @@ pg_insert_c() {
 pg_insert_d() {
 	dbperf_step dbperf-pg insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
-		DBPERF_PGWIRE=pgconn dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
+		dbperf_step dbperf-pg-pgconn insert "$r" "$pgdb" l.i0 --rows "$insrows" --step-seconds "$secs" --drop --client-path driver
 	fi
 }
 pg_lb_c() {
@@ -208,7 +208,7 @@ pg_lb_c() {
 }
 pg_lb_d() {
 	lb_step dbperf-pg "$r" "$lbdb"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_PGWIRE=pgconn lb_step dbperf-pg-pgconn "$r" "$lbdb"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then lb_step dbperf-pg-pgconn "$r" "$lbdb" --client-path driver; fi
 }
 
 pg_round() {
@@ -347,7 +347,7 @@ my_range_c() {
 }
 my_range_d() {
 	dbperf_step dbperf-maria range "$r" "$CC_MY" qr100 --q-seconds "$secs"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql range "$r" "$CC_MY" qr100 --q-seconds "$secs"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then dbperf_step dbperf-maria-sql range "$r" "$CC_MY" qr100 --q-seconds "$secs" --client-path driver; fi
 }
 my_point_c() {
 	local lo hi n
@@ -357,7 +357,7 @@ my_point_c() {
 }
 my_point_d() {
 	dbperf_step dbperf-maria point "$r" "$CC_MY" qp100 --q-seconds "$secs"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql point "$r" "$CC_MY" qp100 --q-seconds "$secs"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then dbperf_step dbperf-maria-sql point "$r" "$CC_MY" qp100 --q-seconds "$secs" --client-path driver; fi
 }
 my_insert_c() {
 	local n
@@ -368,7 +368,7 @@ my_insert_c() {
 my_insert_d() {
 	dbperf_step dbperf-maria insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
 	if [ "${CC_AB:-1}" = 1 ]; then
-		DBPERF_MYWIRE=sql dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop
+		dbperf_step dbperf-maria-sql insert "$r" "$myins" l.i0 --rows "$insrows" --step-seconds "$secs" --drop --client-path driver
 	fi
 }
 my_lb_c() {
@@ -378,7 +378,7 @@ my_lb_c() {
 }
 my_lb_d() {
 	lb_step dbperf-maria "$r" "${CC_MY%/*}/dbperf_lb"
-	if [ "${CC_AB:-1}" = 1 ]; then DBPERF_MYWIRE=sql lb_step dbperf-maria-sql "$r" "${CC_MY%/*}/dbperf_lb"; fi
+	if [ "${CC_AB:-1}" = 1 ]; then lb_step dbperf-maria-sql "$r" "${CC_MY%/*}/dbperf_lb" --client-path driver; fi
 }
 
 my_round() {
