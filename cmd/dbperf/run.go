@@ -34,6 +34,7 @@ func runCmd() *cobra.Command {
 	}
 	output.add(c.PersistentFlags())
 	c.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		catchSIGPIPE(cmd.Root()) // `dbperf run ... | head`: an interrupt, not a kill
 		if err := output.check(); err != nil {
 			return err
 		}
@@ -192,10 +193,13 @@ func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uin
 
 // runOne starts the run's server if it has one (restarting it with the run's config), runs the
 // workload on the target, and stops the server it started: also when the run fails, is
-// interrupted (Ctrl-C, SIGTERM as from timeout(1), SIGHUP) or the start itself fails half-way.
+// interrupted (Ctrl-C, SIGTERM as from timeout(1), SIGHUP, a closed standard output) or the
+// start itself fails half-way.
 func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	ctx, release := cancelOnClosedStdout(ctx)
+	defer release()
 	defer func() {
 		if err != nil && ctx.Err() != nil && !errors.Is(err, session.ErrInterrupted) {
 			err = fmt.Errorf("%w (%v)", session.ErrInterrupted, err) // so that a plan stops here

@@ -37,8 +37,18 @@ type Session struct {
 	done []stepLine // the steps run so far, for the closing summary
 }
 
-// ErrInterrupted is returned when the run was cancelled (Ctrl-C).
+// ErrInterrupted is returned when the run was cancelled (Ctrl-C). A context cancelled with a
+// cause that wraps it (e.g. "interrupted: standard output was closed") gives that cause instead,
+// in the returned error and in run.json and summary.json.
 var ErrInterrupted = errors.New("interrupted")
+
+// interrupted is ErrInterrupted, or the context's cause when that wraps it.
+func interrupted(ctx context.Context) error {
+	if c := context.Cause(ctx); errors.Is(c, ErrInterrupted) {
+		return c
+	}
+	return ErrInterrupted
+}
 
 // Run runs every step and records the outcome in run.json.
 func (s *Session) Run(ctx context.Context) error {
@@ -62,7 +72,7 @@ func (s *Session) finish(err error) error {
 func (s *Session) run(ctx context.Context) error {
 	for _, step := range s.Workload.Steps() {
 		if ctx.Err() != nil {
-			return ErrInterrupted
+			return interrupted(ctx)
 		}
 		if _, err := s.step(ctx, step, step); err != nil {
 			return err
@@ -89,7 +99,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	plan, err := s.Workload.Plan(ctx, step)
 	if err != nil {
 		if ctx.Err() != nil {
-			return archive.Step{}, ErrInterrupted
+			return archive.Step{}, interrupted(ctx)
 		}
 		return archive.Step{}, fmt.Errorf("step %s: %w", name, err)
 	}
@@ -196,7 +206,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		sum.Complete = false
 		sum.Error = stepErr.Error()
 		if ctx.Err() != nil {
-			sum.Error = ErrInterrupted.Error()
+			sum.Error = interrupted(ctx).Error()
 		}
 	}
 	if err := w.Finish(sum); err != nil && stepErr == nil {
@@ -211,7 +221,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main]})
 	switch {
 	case ctx.Err() != nil:
-		return sum, ErrInterrupted
+		return sum, interrupted(ctx)
 	case stepErr != nil:
 		return sum, fmt.Errorf("step %s failed: %w", name, stepErr)
 	}
