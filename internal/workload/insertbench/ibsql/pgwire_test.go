@@ -3,6 +3,7 @@ package ibsql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -18,6 +19,12 @@ import (
 // MySQL tests do (openMySQLTest).
 func openPostgresTest(t *testing.T, table string) ib.Store {
 	t.Helper()
+	return openPostgresPath(t, table, driver.ClientRaw)
+}
+
+// openPostgresPath is openPostgresTest with the target's client path (--client-path).
+func openPostgresPath(t *testing.T, table string, path driver.ClientPath) ib.Store {
+	t.Helper()
 	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
 	if dsn == "" {
 		if testing.Short() {
@@ -30,6 +37,7 @@ func openPostgresTest(t *testing.T, table string) ib.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	spec.Client = path
 	tg, err := driver.Open(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -165,5 +173,41 @@ func TestPGWireCancelWhileWaiting(t *testing.T) {
 	}
 	if _, err := conn.PointQuery(ctx, "wire_c", []int64{1}, nil); err != nil {
 		t.Errorf("the connection after a statement canceled on the server: %v", err)
+	}
+}
+
+// TestPGClientPaths: every client path runs the Insert Benchmark's statements with the same
+// results, and --client-path driver builds no lean path at all (before, the Insert Benchmark
+// built it unconditionally, so a connection the lean path cannot read, TLS, failed).
+func TestPGClientPaths(t *testing.T) {
+	ctx := context.Background()
+	var want []ib.PointRow
+	for _, path := range driver.ClientPaths {
+		st := openPostgresPath(t, "wire_paths", path)
+		conn, err := st.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lean := conn.(*pgConn).wire != nil; lean != path.Lean() {
+			t.Errorf("--client-path %s: lean path built %v", path, lean)
+		}
+		rows := make([]ib.Row, 10) // the table is new for each path
+		ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20}).Fill(rows, 1, 1795363200)
+		if err := conn.Insert(ctx, "wire_paths", rows); err != nil {
+			t.Fatalf("--client-path %s: %v", path, err)
+		}
+		got, err := conn.PointQuery(ctx, "wire_paths", []int64{1, 5, 10}, nil)
+		if err != nil {
+			t.Fatalf("--client-path %s: %v", path, err)
+		}
+		if want == nil {
+			want = got
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("--client-path %s: %v, want %v", path, got, want)
+		}
+		conn.Close()
+	}
+	if len(want) != 3 {
+		t.Errorf("%d rows, want 3", len(want))
 	}
 }

@@ -126,7 +126,9 @@ func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
 	pc := &pgConn{c: c, sql: map[string]*tableSQL{}, stmts: map[string]string{}, params: make([][]byte, 1, ib.RowsPerQuery),
 		preparedDelete: p.prepared, bounded: p.bounded}
 	path, _ := p.t.ClientPath()
-	pc.noWire = !path.Lean()
+	if pc.noWire = !path.Lean(); pc.noWire { // --client-path driver, or TLS: pgx alone
+		return pc, nil
+	}
 	if pc.wire, err = wire.NewPostgres(c.PgConn(), path.Poll()); err != nil {
 		c.Close(context.Background())
 		return nil, err
@@ -158,6 +160,9 @@ type pgConn struct {
 
 // pgx returns the pgx connection for a statement through pgx, with the socket handed back.
 func (c *pgConn) pgx() (*pgx.Conn, error) {
+	if c.noWire {
+		return c.c, nil
+	}
 	return c.c, c.wire.Release()
 }
 
@@ -345,7 +350,9 @@ func (c *pgConn) finish() error {
 }
 
 func (c *pgConn) Close() error {
-	c.wire.Close()
-	c.wire.Release()
+	if !c.noWire {
+		c.wire.Close()
+		c.wire.Release()
+	}
 	return c.c.Close(context.Background())
 }
