@@ -70,8 +70,15 @@ go vet ./...
 # race detector first; then every package.
 go test -race -count=1 -timeout 10m "$@" ./internal/runner/ ./internal/measure/ ./internal/monitor/ \
   ./internal/session/ ./internal/workload/ ./internal/clientprocs/ ./internal/driver/rawsock/ \
-  ./internal/driver/wire/ ./internal/workload/linkbench/lbsql/
+  ./internal/driver/wire/ ./internal/driver/sqldriver/ ./internal/workload/linkbench/lbsql/
 go test -count=1 -timeout 25m "$@" ./...
+# The lean wire paths' parsers, fuzzed for 10 s each (a found input fails the run and is kept
+# under testdata/fuzz, where later runs replay it).
+if [ $# -eq 0 ]; then
+  go test -run '^$' -fuzz '^FuzzPGReply$' -fuzztime 10s ./internal/driver/wire/
+  go test -run '^$' -fuzz '^FuzzMySQLReply$' -fuzztime 10s ./internal/driver/wire/
+  go test -run '^$' -fuzz '^FuzzMySQLHandshake$' -fuzztime 10s ./internal/driver/sqldriver/
+fi
 # The RocksDB engine is cgo behind a build tag (the default build stays pure Go): its packages
 # again with the tag, against Debian's librocksdb-dev.
 go vet -tags rocksdb ./internal/driver/kvdriver/ ./internal/workload/kv/
