@@ -1,13 +1,13 @@
 // Package rawsock reads and writes a client's sockets with raw system calls.
 //
-// Go's net.Conn enters the scheduler's system-call state around every read and write
-// (entersyscall), and the first entry after the process was idle wakes the runtime's sysmon
-// thread, which then polls every 20 µs or more until it idles again: a futex wake-up and some
-// nanosleep calls per statement of a client that waits for each reply. Read and Write here make
+// Go's net.Conn enters the scheduler's system-call state around every read and write, and the
+// first entry after the process was idle wakes the runtime's sysmon thread: a futex wake-up and
+// some nanosleeps per statement of a client that waits for each reply. Read and Write here make
 // the same system calls with RawSyscall inside syscall.RawConn: the socket is non-blocking, so
 // each returns at once, and when it would block (EAGAIN) RawConn waits on Go's network poller as
-// net.Conn does, deadlines included. Measured on MariaDB's range query: client CPU 37.8 -> 16.4
-// µs per statement (docs/performance.md, "dbperf beside C clients").
+// net.Conn does, deadlines included (figures: docs/performance.md, "The lean client paths").
+// The race detector does not see these reads and writes (system calls, not instrumented memory
+// accesses): the lean paths' protocol tests also run through net.Conn, where it does.
 //
 // driver/wire's lean paths use Calls directly; the SQL targets wrap the connections their
 // drivers dial (Wrap), so pgx and go-sql-driver/mysql get them too.
@@ -21,9 +21,8 @@ import (
 )
 
 // Calls makes one socket's raw system calls. Its callbacks for RawConn are bound once, when it
-// is made: a closure made for each call captures the call's results, and they move to the heap,
-// six allocations a WriteRead and three a Read or Write (1% of dbperf's CPU in LinkBench's
-// request step, docs/performance.md). A Calls is for one goroutine at a time; a connection that
+// is made: a closure made for each call would capture the call's results and move them to the
+// heap (TestCallsDoNotAllocate). A Calls is for one goroutine at a time; a connection that
 // reads and writes from two keeps one for each direction.
 type Calls struct {
 	raw            syscall.RawConn

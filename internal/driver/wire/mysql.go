@@ -18,22 +18,11 @@ import (
 // LinkBench's statements with their arguments written into the text (lbsql), as the
 // reference's JDBC code sends them.
 //
-// Why (measured, docs/performance.md): through database/sql each statement with a cancelable
-// context, as the runner's workers have, costs a goroutine of database/sql's (Rows.awaitDone)
-// and a hand-off to the driver's watcher goroutine (watchCancel), each a futex wake-up on
-// another thread, plus per-row Scan conversions and allocations: 16-22 µs of user time per
-// query against 4-5 here. MySQL writes each statement with one write, reads the reply into
-// one buffer, and watches the context with one context.AfterFunc per context, not per
-// statement.
-//
-// Its reads and writes are raw system calls inside the socket's syscall.RawConn: the socket is
-// non-blocking, so each returns at once (EAGAIN: wait in Go's network poller), and unlike
-// syscall.Read they skip the scheduler's syscall bookkeeping, whose first step after the
-// process was idle wakes sysmon (entersyscallWakeSysmon, 15% of a profile; strace: 0.16 futex
-// and 0.36 nanosleep per query through net.Conn, against 0.001 and 0.01 raw). In the hot
-// benchmarks, medians of 3 interleaved rounds, client CPU per range query: database/sql 52.6
-// µs, through net.Conn (--client-path netconn) 37.8, raw 16.4; per 100-row INSERT 93.0,
-// 71.6, 48.7. The race detector does not see the raw calls' reads and writes (system calls,
+// Why: database/sql hands every statement with a cancelable context to two goroutines (a
+// futex wake-up each) and converts every row; MySQL writes each statement once, reads the reply
+// into one buffer and watches a context once, not per statement (figures: docs/performance.md,
+// "The lean client paths"). Its reads and writes are rawsock's raw system calls (--client-path
+// raw) or net.Conn's (netconn). The race detector does not see the raw calls' reads and writes (system calls,
 // not instrumented memory accesses), so the fake-server tests (mysql_fake_test.go) run
 // through net.Conn too (poll), where it does.
 //

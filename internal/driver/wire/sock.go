@@ -61,8 +61,7 @@ func (s *Sock) writeAll(b []byte) error {
 
 // Exchange writes all of b, a request, and reads the first bytes of its reply. With raw system
 // calls and nothing unread it writes inside the first read's wait (rawsock's WriteRead), which
-// saves a read system call that would find nothing: 1.5 µs of a 100-row INSERT's 30 µs of
-// client CPU on MariaDB (BenchmarkHotMariaDB/insert100, docs/performance.md).
+// saves a read system call that would find nothing (docs/performance.md).
 func (s *Sock) Exchange(b []byte) error {
 	if s.raw != nil && s.r == s.n {
 		s.r, s.n = 0, 0
