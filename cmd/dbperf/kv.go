@@ -58,6 +58,9 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			if err := output.checkStepOps(cfg.Steps, kv.StepOps); err != nil {
+				return err
+			}
 			needsData := ""
 			if cfg.Steps[0] != kv.FillSeq {
 				needsData = cfg.Steps[0] + " reads keys that fillseq loads: run fillseq first (e.g. --steps fillseq," + cfg.Steps[0] + ")"

@@ -24,6 +24,7 @@ type launch struct {
 	seed             uint64
 	verify           bool
 	needsData        string
+	serverOnly       string // a flag given that applies to SQL servers only (--prepared), or ""
 	bind             func(driver.Target) (workload.Workload, error)
 }
 
@@ -39,6 +40,11 @@ func (l launch) run(c *cobra.Command) (dirs []string, err error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if l.serverOnly != "" {
+		if err := checkServerOnly(l.serverOnly, runs); err != nil {
+			return nil, err
+		}
 	}
 	out := l.out
 	if out == "" && len(runs) == 1 {

@@ -57,6 +57,9 @@ of ids. See docs/linkbench.md.`,
 			if err := errors.Join(checkDurations(map[string]time.Duration{"requests-seconds": seconds}), cfg.Validate()); err != nil {
 				return err
 			}
+			if err := output.checkStepOps(cfg.Steps, linkbench.StepOps); err != nil {
+				return err
+			}
 			needsData := ""
 			if cfg.Steps[0] == linkbench.StepRequest {
 				needsData = "the request step needs a loaded graph: run load first (e.g. --steps load,request)"

@@ -28,7 +28,7 @@ type outputFlags struct {
 func (o *outputFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "print every column: the Insert Benchmark's per-second columns for every op type, p90 and p99.99, latency histograms and all host figures")
 	f.BoolVar(&o.quiet, "quiet", false, "print no line while a step runs, only each step's summary and the run's")
-	f.BoolVar(&o.reference, "reference-lines", false, "print the Insert Benchmark reference's 17 tab-separated columns a second, which its scripts parse")
+	f.BoolVar(&o.reference, "reference-lines", false, "print the Insert Benchmark reference's 17 tab-separated columns a second, which its scripts parse (run insert only: the other workloads' references print no lines of their own)")
 	f.DurationVar(&o.reportInterval, "report-interval", time.Second, "how often a running step prints a line (whole seconds; the archive keeps one row a second)")
 	f.IntVar(&o.repeat, "repeat", 1, "run the whole step list this many times, each from an empty database with its own seed, into one run group (see docs/repeats.md)")
 	f.StringArrayVar(&o.sla, "sla", nil, "a response-time goal, OP:pXX<DURATION (e.g. query:p99<2ms; repeat for several): each step with that op type reports goodput and whether it was met")

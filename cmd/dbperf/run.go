@@ -38,6 +38,9 @@ func runCmd() *cobra.Command {
 		if err := output.check(); err != nil {
 			return err
 		}
+		if err := output.checkReferenceLines(cmd.Name()); err != nil {
+			return err
+		}
 		// Before any server starts: an SLA must name one of the workload's op types.
 		if f, ok := archive.Declared(cmd.Name()); ok {
 			return output.checkOps(cmd.Name(), f.Ops)
@@ -119,7 +122,17 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": settleWait}), cfg.Validate()); err != nil {
 				return err
 			}
-			_, err = launch{workload: "insert", prefix: "insert", planFile: planFile, targets: targets, out: out, seed: seed,
+			if err := output.checkStepOps(cfg.Steps, insertbench.StepOps); err != nil {
+				return err
+			}
+			if noVerify && cfg.FullChecks {
+				return fmt.Errorf("--full-checks chooses the checks that --no-verify skips: give one of them")
+			}
+			serverOnly := ""
+			if cfg.Prepared {
+				serverOnly = "--prepared"
+			}
+			_, err = launch{serverOnly: serverOnly, workload: "insert", prefix: "insert", planFile: planFile, targets: targets, out: out, seed: seed,
 				verify: !noVerify, needsData: cfg.NeedsData(), bind: bindInsert(cfg)}.run(c)
 			return err
 		},
