@@ -54,11 +54,8 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowestNs, highestNs, sigDigi
 // Intervals and step totals are packed (sparse): every second each op type's histogram is
 // merged twice, its maximum read by the live line, the archive and the log writer, and it is
 // encoded for the interval log. On a dense histogram each of those walks every bucket up to
-// the second's largest value, 11,000 for 2 ms and 17,000 for 100 ms, at about 10 ns a bucket;
-// with LinkBench's ten op types that was 16% of the client's user CPU in its request step. On
-// a packed one they cost in proportion to the buckets in use, a few hundred, and Max is one
-// lookup: BenchmarkSecond, 7.5 ms of the ticker's work a second dense, 2.1 ms packed
-// (docs/performance.md, sixth round).
+// the second's largest value; on a packed one they cost in proportion to the buckets in use,
+// and Max is one lookup (BenchmarkSecond; docs/performance.md, "The ticker").
 func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowestNs, highestNs, sigDigits) }
 
 // Recorder is one worker's recording point. Record is called from the worker's goroutine, Drain

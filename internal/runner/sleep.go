@@ -8,11 +8,11 @@ import (
 )
 
 // Go's timers wake a sleeping process through the network poller, whose timeout has a
-// granularity of a millisecond here: a 100µs sleep ends about 1 ms late (measured: p50 1.0 ms
-// late for 20µs and 100µs sleeps). An open-loop schedule that late would add its own lag to
+// granularity of a millisecond, and an open-loop schedule that late would add its own lag to
 // every response time it measures. So paced schedules (a pool's leader, ConstantRate) sleep the
-// last millisecond before an arrival in nanosleep(2) with the thread's timer slack set to 1 ns
-// (p50 20-35µs late on a loaded 2-core machine), and use Go's timer only for the part before.
+// last millisecond before an arrival in nanosleep(2) with the thread's timer slack set to 1 ns,
+// and use Go's timer only for the part before (figures: docs/performance.md, "Open-loop
+// schedule lag").
 //
 // The goroutine is not locked to its thread: a pool's leader is a worker that goes on to run the
 // operation, and a locked thread would cost every later network wait a thread hand-off. The

@@ -44,8 +44,8 @@ func NewGenerator(rng *rand.Rand, data DataSpec) *Generator {
 // the fifth: appendData). Each of the three gives two values, one from each 32-bit half, scaled
 // to its range by a multiply and shift (Lemire's method without its rejection step). The bias that
 // leaves is below range/2^32 (2.3e-5 for customerid, the widest), far below what any figure can
-// show, and the six draws with rejection that rand.Int32N makes cost 40% of building a 100-row
-// INSERT (BenchmarkInsertText).
+// show, and the six draws with rejection that rand.Int32N makes cost far more
+// (BenchmarkInsertText).
 func (g *Generator) Fill(rows []Row, first, now int64) {
 	g.buf, g.offs = g.buf[:0], g.offs[:0] // slices of buf are taken once it stops moving
 	for i := range rows {
@@ -73,7 +73,7 @@ func scale(u uint64, n uint32) uint32 {
 }
 
 // padding is the constant part of data values, appended in one copy rather than a byte at a
-// time (BenchmarkInsertText: 11.5 -> 10.7 µs per 100-row statement, medians of 6).
+// time.
 var padding = bytes.Repeat([]byte{'a'}, 1024)
 
 // base64Chars is the alphabet of the random part, as the reference's pool is base64 text.
@@ -84,9 +84,8 @@ const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 //
 // Why draws and not a pool of random text read at random offsets, as the reference does: the
 // DBMS runs on the client's cores between two statements and evicts the pool from their caches,
-// so each row's copy from a random place missed the cache. On MariaDB's l.i0 those copies were
-// 12% of dbperf's CPU (perf, 2026-11-24); BenchmarkInsertText/cold shows the same without a
-// server (docs/performance.md). The characters have the same distribution either way.
+// so each row's copy from a random place missed the cache (BenchmarkInsertText/cold shows it
+// without a server; docs/performance.md). The characters have the same distribution either way.
 func (g *Generator) appendData(b []byte, u uint64) []byte {
 	n := g.data.Min
 	if g.data.Max > g.data.Min {
