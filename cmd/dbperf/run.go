@@ -105,8 +105,8 @@ every target gets the same rows. A failed run does not stop the others.`,
 			}
 			cfg.Steps = steps
 			cfg.SettleWait = settleWait
-			if !c.Flags().Changed("settle-scale") && !c.Flags().Changed("rows") {
-				cfg.SettleScale = smallSettleScale // the small default run: seconds, not minutes
+			if !c.Flags().Changed("settle-scale") {
+				cfg.SettleScale = settleScaleFor(cfg)
 			}
 			if !c.Flags().Changed("seed") {
 				seed = randomSeed()
@@ -151,7 +151,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
 	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
-	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 1, and 0.01 when --rows is not given: the small default run)")
+	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 0.01 when --rows and --l1-rows are at or below their defaults, a small run; else 1)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
@@ -318,8 +318,18 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	return err
 }
 
-// smallSettleScale scales the settle of the small default run (see --settle-scale).
+// smallSettleScale scales the settle of a small run (see --settle-scale).
 const smallSettleScale = 0.01
+
+// settleScaleFor is the settle scale when --settle-scale is not given, from the sizes alone:
+// smallSettleScale when --rows and --l1-rows are at or below their defaults (a small run:
+// seconds, not minutes), else the reference's 1. Whether a size was typed does not matter.
+func settleScaleFor(cfg insertbench.Config) float64 {
+	if d := insertbench.DefaultConfig(); cfg.Rows <= d.Rows && cfg.L1Rows <= d.L1Rows {
+		return smallSettleScale
+	}
+	return 1
+}
 
 // clientBound is the --client-bound threshold, in cores.
 var clientBound = 0.9

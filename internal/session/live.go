@@ -114,19 +114,30 @@ func (e *every) print(iv *measure.Interval) {
 	}
 }
 
-// progress tracks what a step has done toward its total, for the percentage and time left.
+// progress tracks what a step has done toward its total, for the percentage and time left; a
+// wait's (wait set) is the seconds waited of the most it may wait.
 type progress struct {
 	op    measure.Op
 	total int64
+	wait  time.Duration
 	start time.Time
 	done  int64
 }
 
+func newProgress(plan *workload.StepPlan) progress {
+	return progress{op: plan.Progress, total: plan.Total, wait: plan.Wait}
+}
+
 // add counts an interval and returns the percentage done and the time left at the rate so far,
-// "-" when unknown.
+// "-" when unknown; for a wait, the seconds waited of the most it may wait ("12s/60s") and
+// the rest of that.
 func (p *progress) add(iv *measure.Interval) (pct, left string) {
 	if p.start.IsZero() {
 		p.start = iv.Start
+	}
+	if p.wait > 0 {
+		waited := iv.End.Sub(p.start)
+		return secs(waited) + "/" + secs(p.wait), secs(max(0, p.wait-waited))
 	}
 	if p.op < 0 || p.total <= 0 { // workload.None: the step has no measure of progress
 		return "-", "-"
@@ -157,7 +168,7 @@ type compactLine struct {
 const compactMaxOps = 3
 
 func newCompactLine(out io.Writer, plan *workload.StepPlan) *compactLine {
-	l := &compactLine{out: out, ops: plan.Step.Ops, prog: progress{op: plan.Progress, total: plan.Total}}
+	l := &compactLine{out: out, ops: plan.Step.Ops, prog: newProgress(plan)}
 	if plan.Main >= 0 {
 		l.shown = append(l.shown, plan.Main)
 	}
@@ -220,6 +231,14 @@ func (l *compactLine) print(iv *measure.Interval) {
 
 func (l *compactLine) finish() {}
 
+// secs prints a duration in seconds, with a decimal below 10 s.
+func secs(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%.0fs", d.Seconds())
+}
+
 func containsOp(ops []measure.Op, o measure.Op) bool {
 	for _, x := range ops {
 		if x == o {
@@ -262,7 +281,7 @@ type wideLine struct {
 }
 
 func newWideLine(out io.Writer, plan *workload.StepPlan) *wideLine {
-	return &wideLine{out: out, ops: plan.Step.Ops, prog: progress{op: plan.Progress, total: plan.Total},
+	return &wideLine{out: out, ops: plan.Step.Ops, prog: newProgress(plan),
 		done: make([]int64, len(plan.Step.Ops)), errs: make([]int64, len(plan.Step.Ops))}
 }
 

@@ -23,6 +23,9 @@ type StepPlan struct {
 	// for the live percentage and time left (Total 0: unknown).
 	Progress measure.Op
 	Total    int64
+	// Wait, if set, makes the step a wait of at most this long (the Insert Benchmark's settle):
+	// its progress is the seconds waited of it, not units of work.
+	Wait time.Duration
 	// Main is the step's main op type: per-operation costs divide by its units (rows inserted on
 	// load steps, queries on query steps, as the Insert Benchmark's reports do), and stalls are
 	// judged on its rate.

@@ -67,6 +67,7 @@ func (p *planner) settle(plan *workload.StepPlan) *workload.StepPlan {
 	b, s := p.b, &plan.Step
 	s.Ops = []measure.OpType{opSettle}
 	plan.Total = int64(len(b.tables))
+	plan.Wait = b.cfg.settleWait() // the live line shows seconds waited of it
 	var actions string
 	s.Workers = []runner.Worker{{
 		Name: "settle", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
