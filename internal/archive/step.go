@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -40,6 +41,7 @@ type Stream struct {
 	f    *os.File
 	w    *bufio.Writer
 	csv  *csv.Writer
+	gz   *gzip.Writer // a compressed stream's (counters.csv.gz), closed before the file
 }
 
 // open starts a streamed file.
@@ -69,6 +71,9 @@ func (s *Stream) close() error {
 	err := s.csv.Error()
 	if err == nil {
 		err = s.w.Flush()
+	}
+	if err == nil && s.gz != nil {
+		err = s.gz.Close()
 	}
 	if err == nil {
 		err = s.f.Sync()
@@ -194,14 +199,23 @@ func (w *StepWriter) Finish(s Step) error {
 	if len(errs) > 0 {
 		s.Complete = false
 		if s.Error == "" {
-			s.Error = fmt.Sprintf("writing step %s: %v", s.Step, errs)
+			s.Error = writeError(s.Step, errs).Error()
 		}
 	}
 	if err := WriteJSON(filepath.Join(w.dir, "summary.json"), s); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("writing step %s: %v", s.Step, errs)
+	return writeError(s.Step, errs)
+}
+
+// writeError is the first of a step's write errors, which is its cause (a full disk fails
+// every file after it alike), with how many other files failed; nil for none.
+func writeError(step string, errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("writing step %s: %w", step, errs[0])
 	}
-	return nil
+	return fmt.Errorf("writing step %s: %w (and %d more of its files)", step, errs[0], len(errs)-1)
 }

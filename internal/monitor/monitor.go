@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -83,10 +85,12 @@ type Step struct {
 	m        *Monitor
 	host     *HostSampler
 	counters Counters
+	set      CounterSet // every counter, when the target has them all
 	hostCSV  *archive.Stream
 	dbmsCSV  *archive.Stream
 	dbmsCols []string
-	w        *archive.StepWriter // its TSec gives the rows' t_sec
+	all      *archive.CountersWriter // counters.csv.gz
+	w        *archive.StepWriter     // its TSec gives the rows' t_sec
 	ticks    chan time.Time
 	done     sync.WaitGroup
 	skipped  atomic.Int64 // boundaries Tick could not hand over
@@ -109,6 +113,7 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 	if c, ok := m.target.(Counters); ok {
 		s.counters = c
 	}
+	s.set, _ = m.target.(CounterSet)
 	var err error
 	if s.hostCSV, err = w.Stream("host.csv", HostColumns); err != nil {
 		return nil, err
@@ -124,6 +129,11 @@ func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, erro
 			if s.dbmsCSV, err = w.Stream("dbms.csv", append([]string{"t_sec", "unix_ms"}, s.dbmsCols...)); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if s.counters != nil || s.set != nil {
+		if s.all, err = w.Counters(); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -143,6 +153,7 @@ func (s *Step) Start(ctx context.Context, at time.Time) {
 	s.done.Add(1)
 	go func() {
 		defer s.done.Done()
+		s.sampleDBMS(ctx, at, false) // counters.csv.gz's first tick: the step's start
 		for at := range s.ticks {
 			s.sample(ctx, at)
 		}
@@ -186,13 +197,37 @@ func (s *Step) sample(ctx context.Context, at time.Time) {
 	if s.hostCSV.Write(row) != nil {
 		s.errs++
 	}
-	if s.dbmsCSV == nil {
+	s.sampleDBMS(ctx, at, true)
+}
+
+// sampleDBMS reads the DBMS's counters once, under the query timeout, into counters.csv.gz
+// and, for a boundary (not the step's start), dbms.csv's columns.
+func (s *Step) sampleDBMS(ctx context.Context, at time.Time, boundary bool) {
+	if s.all == nil {
 		return
 	}
 	var vals map[string]float64
-	s.m.ask(ctx, func(ctx context.Context) { vals, err = s.counters.DBMSCounters(ctx) })
+	var err error
+	s.m.ask(ctx, func(ctx context.Context) {
+		if s.set != nil {
+			vals, err = s.set.DBMSCounterSet(ctx)
+		} else {
+			vals, err = s.counters.DBMSCounters(ctx)
+		}
+	})
 	if err != nil {
 		s.errs++
+	}
+	for n, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(vals, n)
+		}
+	}
+	if s.all.Sample(s.w.TSec(at), at.UnixMilli(), vals, len(vals) == 0 && err != nil, s.kinds()) != nil {
+		s.errs++
+	}
+	if s.dbmsCSV == nil || !boundary {
+		return
 	}
 	drow := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10)}
 	for _, c := range s.dbmsCols {
@@ -201,6 +236,27 @@ func (s *Step) sample(ctx context.Context, at time.Time) {
 	}
 	if s.dbmsCSV.Write(drow) != nil {
 		s.errs++
+	}
+}
+
+// kinds tells a new counter's kind from the target's gauge patterns, asked once per sample
+// and only when a new name appears.
+func (s *Step) kinds() func(string) archive.CounterKind {
+	if s.set == nil {
+		return func(string) archive.CounterKind { return archive.KindUnknown }
+	}
+	var gauges []string
+	asked := false
+	return func(name string) archive.CounterKind {
+		if !asked {
+			gauges, asked = s.set.DBMSGauges(), true
+		}
+		for _, g := range gauges {
+			if ok, _ := path.Match(g, name); ok {
+				return archive.KindGauge
+			}
+		}
+		return archive.KindCumulative
 	}
 }
 

@@ -35,3 +35,14 @@ type Size interface {
 type Counters interface {
 	DBMSCounters(ctx context.Context) (map[string]float64, error)
 }
+
+// CounterSet is every numeric counter the DBMS keeps, for counters.csv.gz: the Counters' names
+// and values and beside them the rest (per table and per index rows, named by table or index;
+// every status variable; per-level LSM figures). One call a second, under the monitor's query
+// timeout; a part that could not be read is left out and the error says why. DBMSGauges names
+// the gauges (path.Match patterns); every other name is a running total, whose rates the
+// reports take.
+type CounterSet interface {
+	DBMSCounterSet(ctx context.Context) (map[string]float64, error)
+	DBMSGauges() []string
+}
