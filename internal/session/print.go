@@ -106,12 +106,13 @@ func printHostFigures(out io.Writer, h *archive.HostSummary, wide bool, took tim
 	}
 }
 
-// printCheck prints how a step ended: its check, with the time the check took, or its failure.
+// printCheck prints how a step ended: its check, with the time the check took, and its failure
+// (the check's, or the step's own after a check that passed, e.g. writing its files).
 func printCheck(out io.Writer, s archive.Step, took time.Duration) {
-	switch {
-	case s.Verified:
+	if s.Verified {
 		fmt.Fprintf(out, "   check: the database holds exactly what the client wrote (%.1fs)\n", took.Seconds())
-	case s.Error != "":
+	}
+	if !s.Complete && s.Error != "" {
 		fmt.Fprintf(out, "   FAILED: %s\n", s.Error)
 	}
 }
@@ -158,41 +159,55 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 	}
 }
 
-// stepLine is a finished step for the closing summary.
+// stepLine is a finished step for the closing summary; checkFailed says the database check
+// itself failed (not the step before or after it, e.g. writing its files).
 type stepLine struct {
-	sum  archive.Step
-	main measure.OpType
+	sum         archive.Step
+	main        measure.OpType
+	checkFailed bool
 }
 
 // printClosing prints one line per step run, as sysbench's and pgbench's final reports and
-// YCSB's [OVERALL] do: its main op's rate and latency, errors and the check.
+// YCSB's [OVERALL] do: its main op's rate and latency, errors, whether it completed and the
+// check's own outcome; then why each step that did not complete stopped.
 func printClosing(out io.Writer, run string, steps []stepLine) {
 	if len(steps) == 0 {
 		return
 	}
 	fmt.Fprintf(out, "== summary of %s\n", run)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tsecs\tmain op\tper_sec\tunit\tp99_us\tmax_us\terrors\tstalls\tcheck\t")
+	fmt.Fprintln(tw, "step\tsecs\tmain op\tper_sec\tunit\tp99_us\tmax_us\terrors\tstalls\tdone\tcheck\t")
+	var failed []archive.Step
 	for _, st := range steps {
 		s := st.sum
 		o := s.Ops[st.main.Name]
-		check := "ok"
+		done := "yes"
+		if !s.Complete {
+			done = "no"
+			failed = append(failed, s)
+		}
+		check := "unchecked"
 		switch {
-		case !s.Complete && s.Error != "":
+		case s.Verified:
+			check = "ok"
+		case st.checkFailed:
 			check = "FAILED"
 		case !s.Complete:
-			check = "incomplete"
-		case !s.Verified:
-			check = "unchecked"
+			check = "-" // the step failed or stopped before its check
 		}
 		stalls := "-"
 		if s.Stalls != nil {
 			stalls = fmt.Sprint(s.Stalls.Count)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%.1f\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t\n",
-			s.Step, s.Seconds, st.main.Name, o.PerSec, st.main.Unit, o.P99Us, o.MaxUs, s.Errors, stalls, check)
+		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%.1f\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t%s\t\n",
+			s.Step, s.Seconds, st.main.Name, o.PerSec, st.main.Unit, o.P99Us, o.MaxUs, s.Errors, stalls, done, check)
 	}
 	tw.Flush()
+	for _, s := range failed {
+		if s.Error != "" {
+			fmt.Fprintf(out, "   %s did not complete: %s\n", s.Step, s.Error)
+		}
+	}
 }
 
 // printWrapped prints items joined by ", " in lines of at most width characters (an item

@@ -187,6 +187,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		stepErr = fmt.Errorf("closing connections: %w", closeErr)
 	}
 	var checkTook time.Duration
+	checkFailed := false
 	if stepErr == nil && s.Verify {
 		fmt.Fprintf(s.Out, "   checking the database...\n")
 		t0 := time.Now()
@@ -194,9 +195,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		checkTook = time.Since(t0)
 		switch {
 		case err != nil:
-			stepErr = fmt.Errorf("checking the database: %w", err)
+			stepErr, checkFailed = fmt.Errorf("checking the database: %w", err), true
 		case len(problems) > 0:
-			sum.Problems = problems
+			sum.Problems, checkFailed = problems, true
 			stepErr = fmt.Errorf("the database does not hold what the client wrote:\n  %s", strings.Join(problems, "\n  "))
 		default:
 			sum.Verified = true
@@ -218,7 +219,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		stepErr = err
 	}
 	printCheck(s.Out, sum, checkTook)
-	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main]})
+	s.done = append(s.done, stepLine{sum: sum, main: plan.Step.Ops[plan.Main], checkFailed: checkFailed})
 	switch {
 	case ctx.Err() != nil:
 		return sum, interrupted(ctx)
