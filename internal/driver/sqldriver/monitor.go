@@ -36,6 +36,9 @@ type pgMonitor struct {
 	countersSQL   string
 	counterNames  []string
 	counterValues []*float64
+	// The per-table and per-index queries (counterset.go) and their columns.
+	tablesSQL, indexesSQL string
+	tableCols, indexCols  []string
 }
 
 // withMonitor runs fn on the monitor's connection, opening it if needed. A connection that a
@@ -176,46 +179,25 @@ var pgCounterViews = []struct {
 	}},
 }
 
-// pgCountersSQL builds the counters' query from the columns the server's views have: one row,
-// one round trip, one snapshot of the statistics.
+// pgCountersSQL builds the counters' query from the numeric columns the server's views have
+// (every one, not only pgCounterViews' curated ones): one row, one round trip, one snapshot of
+// the statistics.
 func pgCountersSQL(ctx context.Context, c *pgx.Conn) (string, []string, error) {
 	var views []string
 	for _, v := range pgCounterViews {
 		views = append(views, v.view)
 	}
-	rows, err := c.Query(ctx, `SELECT c.relname, a.attname FROM pg_attribute a
-  JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = 'pg_catalog' AND c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped`, views)
+	has, err := pgNumericCols(ctx, c, views)
 	if err != nil {
-		return "", nil, err
-	}
-	has := map[string]bool{}
-	for rows.Next() {
-		var view, col string
-		if err := rows.Scan(&view, &col); err != nil {
-			rows.Close()
-			return "", nil, err
-		}
-		has[view+"."+col] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return "", nil, err
 	}
 	var cols, from, where, names []string
 	for _, v := range pgCounterViews {
-		n := len(cols)
-		for _, col := range v.cols {
-			if has[v.view+"."+col] {
-				cols = append(cols, v.alias+"."+col+"::float8")
-				name := col
-				if v.view == "pg_stat_wal" {
-					name = strings.TrimPrefix(col, "wal_")
-				}
-				names = append(names, v.prefix+name)
-			}
+		for _, col := range has[v.view] {
+			cols = append(cols, v.alias+"."+col+"::float8")
+			names = append(names, pgCounterName(v.view, v.prefix, col))
 		}
-		if len(cols) > n {
+		if len(has[v.view]) > 0 {
 			from = append(from, "pg_catalog."+v.view+" "+v.alias)
 			if v.where != "" {
 				where = append(where, v.where)
@@ -236,13 +218,72 @@ func pgCountersSQL(ctx context.Context, c *pgx.Conn) (string, []string, error) {
 	return q, names, nil
 }
 
+// pgCounterName is a view's column as a counter: prefix+column, pg_stat_wal's without "wal_".
+func pgCounterName(view, prefix, col string) string {
+	if view == "pg_stat_wal" {
+		col = strings.TrimPrefix(col, "wal_")
+	}
+	return prefix + col
+}
+
+// pgNumericCols are the numeric columns of each of the views, in their order; a view the
+// server lacks has none.
+func pgNumericCols(ctx context.Context, c *pgx.Conn, views []string) (map[string][]string, error) {
+	rows, err := c.Query(ctx, `SELECT c.relname, a.attname FROM pg_attribute a
+  JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = 'pg_catalog' AND c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped
+    AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'float4'::regtype,
+                       'float8'::regtype, 'numeric'::regtype)
+  ORDER BY c.relname, a.attnum`, views)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	has := map[string][]string{}
+	for rows.Next() {
+		var view, col string
+		if err := rows.Scan(&view, &col); err != nil {
+			return nil, err
+		}
+		has[view] = append(has[view], col)
+	}
+	return has, rows.Err()
+}
+
+// pgCurated are the names DBMSCounters reports (dbms.csv's columns): pgCounterViews' lists.
+func pgCurated() map[string]bool {
+	out := map[string]bool{"wal_bytes": true}
+	for _, v := range pgCounterViews {
+		for _, col := range v.cols {
+			out[pgCounterName(v.view, v.prefix, col)] = true
+		}
+	}
+	return out
+}
+
 // DBMSCounters implements monitor.Counters: pg_stat_database of the target's database
 // ("db.*"), pg_stat_bgwriter ("bgwriter.*"), pg_stat_checkpointer on PostgreSQL 17+
 // ("checkpointer.*"), pg_stat_wal ("wal.*", without the columns' "wal_" prefix), and
-// "wal_bytes", the WAL's position in bytes. All are running totals (times in ms). PostgreSQL
-// publishes a backend's statistics when its transaction ends, at most once a second, so a
-// sample lags the work by up to a second (longer for a session that stays busy).
+// "wal_bytes", the WAL's position in bytes: pgCounterViews' columns of DBMSCounterSet. All are
+// running totals (times in ms). PostgreSQL publishes a backend's statistics when its
+// transaction ends, at most once a second, so a sample lags the work by up to a second (longer
+// for a session that stays busy).
 func (p *Postgres) DBMSCounters(ctx context.Context) (map[string]float64, error) {
+	all, err := p.pgViewCounters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keep := pgCurated()
+	for n := range all {
+		if !keep[n] {
+			delete(all, n)
+		}
+	}
+	return all, nil
+}
+
+// pgViewCounters reads every numeric column of pgCounterViews in one query.
+func (p *Postgres) pgViewCounters(ctx context.Context) (map[string]float64, error) {
 	out := map[string]float64{}
 	err := p.withMonitor(ctx, func(m *pgMonitor, c *pgx.Conn) error {
 		if m.countersSQL == "" {
@@ -431,7 +472,12 @@ var mysqlStatusSQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Jo
 // totals; Innodb_buffer_pool_pages_*, Innodb_checkpoint_age, Innodb_history_list_length and
 // Threads_* are gauges.
 func (m *MySQL) DBMSCounters(ctx context.Context) (map[string]float64, error) {
-	rows, err := m.db.QueryContext(ctx, mysqlStatusSQL)
+	return m.status(ctx, mysqlStatusSQL)
+}
+
+// status reads the numeric variables of a SHOW GLOBAL STATUS statement, by lower-case name.
+func (m *MySQL) status(ctx context.Context, q string) (map[string]float64, error) {
+	rows, err := m.db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}

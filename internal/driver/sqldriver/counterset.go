@@ -1,0 +1,270 @@
+package sqldriver
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Every numeric counter of each SQL target, for the monitor's counters.csv.gz
+// (monitor.CounterSet; docs/counters.md lists them). Per-table and per-index rows are named by
+// the table or index, so the set changes as tables come and go. A part that cannot be read
+// (its query timed out, a view this server lacks) is left out of that sample; the rest is kept.
+
+// ---- PostgreSQL
+
+// pgGauges are PostgreSQL's levels; every other counter is a running total.
+var pgGauges = []string{"db.numbackends", "table.*.n_live_tup", "table.*.n_dead_tup",
+	"table.*.n_mod_since_analyze", "table.*.n_ins_since_vacuum", "locks.*", "activity.*", "replication.*"}
+
+// DBMSGauges implements monitor.CounterSet.
+func (p *Postgres) DBMSGauges() []string { return pgGauges }
+
+// pgMiscSQL: lock waiters and locks held, backends by what they do, and standbys with their
+// replay lag in bytes (0 without standbys), in one row.
+const pgMiscSQL = `SELECT
+  (SELECT count(*) FROM pg_locks WHERE NOT granted)::float8,
+  (SELECT count(*) FROM pg_locks)::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE state = 'active')::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%')::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock')::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'LWLock')::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'IO')::float8,
+  (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker')::float8,
+  (SELECT count(*) FROM pg_stat_replication)::float8,
+  (SELECT COALESCE(max(pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+     ELSE pg_current_wal_lsn() END, replay_lsn)), 0) FROM pg_stat_replication)::float8`
+
+var pgMiscNames = []string{"locks.waiting", "locks.held", "activity.active", "activity.idle_in_transaction",
+	"activity.wait_lock", "activity.wait_lwlock", "activity.wait_io", "activity.autovacuum_workers",
+	"replication.standbys", "replication.replay_lag_bytes"}
+
+// DBMSCounterSet implements monitor.CounterSet: every numeric column of the views of
+// DBMSCounters; per table of the benchmark's database pg_stat_user_tables and
+// pg_statio_user_tables ("table.NAME.*", NAME with its schema unless public); per index
+// pg_stat_user_indexes and pg_statio_user_indexes ("index.NAME.*"); and pgMiscNames.
+func (p *Postgres) DBMSCounterSet(ctx context.Context) (map[string]float64, error) {
+	out, err := p.pgViewCounters(ctx)
+	if out == nil {
+		out = map[string]float64{}
+	}
+	errs := []error{err}
+	errs = append(errs, p.withMonitor(ctx, func(m *pgMonitor, c *pgx.Conn) error {
+		if m.tablesSQL == "" {
+			if err := m.buildRelSQL(ctx, c); err != nil {
+				return err
+			}
+		}
+		e1 := pgRelRows(ctx, c, m.tablesSQL, "table.", m.tableCols, out)
+		e2 := pgRelRows(ctx, c, m.indexesSQL, "index.", m.indexCols, out)
+		vals := make([]float64, len(pgMiscNames))
+		dest := make([]any, len(vals))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		e3 := c.QueryRow(ctx, pgMiscSQL).Scan(dest...)
+		if e3 == nil {
+			for i, n := range pgMiscNames {
+				out[n] = vals[i]
+			}
+		}
+		return errors.Join(e1, e2, e3)
+	}))
+	return out, errors.Join(errs...)
+}
+
+// buildRelSQL builds the per-table and per-index queries from the numeric columns the server's
+// views have: the statistics and the I/O views joined, one row per relation.
+func (m *pgMonitor) buildRelSQL(ctx context.Context, c *pgx.Conn) error {
+	has, err := pgNumericCols(ctx, c, []string{"pg_stat_user_tables", "pg_statio_user_tables",
+		"pg_stat_user_indexes", "pg_statio_user_indexes"})
+	if err != nil {
+		return err
+	}
+	sel := func(alias string, cols []string, seen map[string]bool) (exprs, names []string) {
+		for _, col := range cols {
+			if !seen[col] {
+				seen[col] = true
+				exprs, names = append(exprs, alias+"."+col+"::float8"), append(names, col)
+			}
+		}
+		return exprs, names
+	}
+	build := func(stat, statio, name, key string) (string, []string) {
+		seen := map[string]bool{}
+		e1, n1 := sel("s", has[stat], seen)
+		e2, n2 := sel("io", has[statio], seen)
+		q := "SELECT s.schemaname, s." + name + ", " + strings.Join(append(e1, e2...), ", ") +
+			" FROM pg_catalog." + stat + " s JOIN pg_catalog." + statio + " io USING (" + key + ")"
+		return q, append(n1, n2...)
+	}
+	m.tablesSQL, m.tableCols = build("pg_stat_user_tables", "pg_statio_user_tables", "relname", "relid")
+	m.indexesSQL, m.indexCols = build("pg_stat_user_indexes", "pg_statio_user_indexes", "indexrelname", "indexrelid")
+	return nil
+}
+
+// pgRelRows reads one of buildRelSQL's queries into out as prefix+relation+"."+column.
+func pgRelRows(ctx context.Context, c *pgx.Conn, q, prefix string, cols []string, out map[string]float64) error {
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]*float64, len(cols))
+	var schema, name string
+	dest := []any{&schema, &name}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		rel := name
+		if schema != "public" {
+			rel = schema + "." + name
+		}
+		for i, v := range vals {
+			if v != nil {
+				out[prefix+rel+"."+cols[i]] = *v
+			}
+		}
+	}
+	return rows.Err()
+}
+
+// ---- MySQL and MariaDB
+
+// mysqlGauges are the levels among SHOW GLOBAL STATUS (lower case) and the information_schema
+// tables read; every other counter is a running total. InnoDB metrics of TYPE 'value' are
+// added as they are seen (mysqlState.gauges).
+var mysqlGauges = []string{
+	"innodb_buffer_pool_pages_data", "innodb_buffer_pool_pages_dirty", "innodb_buffer_pool_pages_free",
+	"innodb_buffer_pool_pages_misc", "innodb_buffer_pool_pages_old", "innodb_buffer_pool_pages_total",
+	"innodb_buffer_pool_bytes_*", "innodb_checkpoint_age", "innodb_checkpoint_max_age",
+	"innodb_history_list_length", "innodb_row_lock_current_waits", "innodb_row_lock_time_avg",
+	"innodb_row_lock_time_max", "innodb_data_pending_*", "innodb_os_log_pending_*", "innodb_page_size",
+	"innodb_mem_*", "innodb_num_open_files", "innodb_buffer_pool_load_*", "innodb_buffer_pool_dump_*",
+	"innodb_undo_*_size", "threads_*", "open_*", "max_used_connections", "memory_used*",
+	"key_blocks_*", "qcache_free_*", "qcache_queries_in_cache", "qcache_total_blocks", "tc_log_page_size",
+	"slave_open_temp_tables", "rocksdb_memtable_*", "rocksdb_block_cache_usage", "rocksdb_num_*",
+	"rocksdb_cf.*", "rocksdb_compaction.*.avgsec", "rocksdb_compaction.*.numfiles",
+	"rocksdb_compaction.*.readmbps", "rocksdb_compaction.*.writembps", "rocksdb_compaction.*.score",
+	"rocksdb_compaction.*.sizebytes", "rocksdb_compaction.*.writeamp",
+}
+
+// mysqlState is what the monitor learned about one MySQL target: the InnoDB metrics that are
+// gauges, and the sources this server lacks (not asked again). It is kept beside the target,
+// not in it, so that the sampler stays in the monitor's files.
+type mysqlState struct {
+	mu      sync.Mutex
+	gauges  []string
+	missing map[string]bool
+}
+
+var mysqlStates sync.Map // *MySQL -> *mysqlState
+
+func (m *MySQL) monState() *mysqlState {
+	st, _ := mysqlStates.LoadOrStore(m, &mysqlState{missing: map[string]bool{}})
+	return st.(*mysqlState)
+}
+
+// DBMSGauges implements monitor.CounterSet.
+func (m *MySQL) DBMSGauges() []string {
+	st := m.monState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return append(append([]string(nil), mysqlGauges...), st.gauges...)
+}
+
+// mysqlSources are the queries of DBMSCounterSet beside SHOW GLOBAL STATUS: each row is a
+// name's parts, its value and (for InnoDB metrics) its type. TABLE_ and INDEX_STATISTICS have
+// rows only with userstat=ON; the ROCKSDB_ tables only with MyRocks loaded.
+var mysqlSources = []struct{ prefix, sql string }{
+	{"innodb_metrics.", "SELECT NAME, COUNT, TYPE FROM information_schema.INNODB_METRICS WHERE ENABLED AND TYPE <> 'status_counter'"},
+	{"table.", "SELECT CONCAT(TABLE_NAME, '.rows_read'), ROWS_READ, '' FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = DATABASE() " +
+		"UNION ALL SELECT CONCAT(TABLE_NAME, '.rows_changed'), ROWS_CHANGED, '' FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = DATABASE() " +
+		"UNION ALL SELECT CONCAT(TABLE_NAME, '.rows_changed_x_indexes'), ROWS_CHANGED_X_INDEXES, '' FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = DATABASE()"},
+	{"index.", "SELECT CONCAT(TABLE_NAME, '.', INDEX_NAME, '.rows_read'), ROWS_READ, '' FROM information_schema.INDEX_STATISTICS WHERE TABLE_SCHEMA = DATABASE()"},
+	{"rocksdb_cf.", "SELECT LOWER(CONCAT(CF_NAME, '.', STAT_TYPE)), VALUE, '' FROM information_schema.ROCKSDB_CFSTATS"},
+	{"rocksdb_compaction.", "SELECT LOWER(CONCAT(CF_NAME, '.', LEVEL, '.', TYPE)), VALUE, '' FROM information_schema.ROCKSDB_COMPACTION_STATS"},
+}
+
+// DBMSCounterSet implements monitor.CounterSet: every numeric SHOW GLOBAL STATUS variable (by
+// lower-case name, as DBMSCounters), and mysqlSources.
+func (m *MySQL) DBMSCounterSet(ctx context.Context) (map[string]float64, error) {
+	out, err := m.status(ctx, "SHOW GLOBAL STATUS")
+	if out == nil {
+		out = map[string]float64{}
+	}
+	errs := []error{err}
+	st := m.monState()
+	for _, src := range mysqlSources {
+		st.mu.Lock()
+		skip := st.missing[src.prefix] || src.prefix == "rocksdb_cf." && !m.engine.rocksDB() ||
+			src.prefix == "rocksdb_compaction." && !m.engine.rocksDB()
+		st.mu.Unlock()
+		if skip {
+			continue
+		}
+		errs = append(errs, m.readSource(ctx, st, src.prefix, src.sql, out))
+	}
+	return out, errors.Join(errs...)
+}
+
+// readSource reads one of mysqlSources into out. A table the server does not have (MySQL has
+// no TABLE_STATISTICS; no MyRocks) is remembered and not asked again.
+func (m *MySQL) readSource(ctx context.Context, st *mysqlState, prefix, q string, out map[string]float64) error {
+	rows, err := m.db.QueryContext(ctx, q)
+	if err != nil {
+		if ctx.Err() == nil {
+			st.mu.Lock()
+			st.missing[prefix] = true
+			st.mu.Unlock()
+			return nil
+		}
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, value, typ string
+		if err := rows.Scan(&name, &value, &typ); err != nil {
+			return err
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		n := prefix + strings.ToLower(name)
+		out[n] = v
+		if typ == "value" {
+			st.addGauge(n)
+		}
+	}
+	return rows.Err()
+}
+
+func (st *mysqlState) addGauge(n string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, g := range st.gauges {
+		if g == n {
+			return
+		}
+	}
+	st.gauges = append(st.gauges, n)
+}
+
+// ---- SQLite
+
+// DBMSGauges implements monitor.CounterSet: SQLite's figures are all levels.
+func (s *SQLite) DBMSGauges() []string { return []string{"*"} }
+
+// DBMSCounterSet implements monitor.CounterSet: DBMSCounters, which are all it keeps.
+func (s *SQLite) DBMSCounterSet(ctx context.Context) (map[string]float64, error) {
+	return s.DBMSCounters(ctx)
+}
