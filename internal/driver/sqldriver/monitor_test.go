@@ -2,11 +2,11 @@ package sqldriver
 
 import (
 	"context"
-	"math/rand/v2"
 	"maps"
+	"math/rand/v2"
 	"net/url"
-	"path"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
