@@ -70,6 +70,7 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(runCmd(), searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
+	root.AddCommand(mergeCmd()) // sharded runs: merge.go
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

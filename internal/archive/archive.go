@@ -39,6 +39,10 @@ type Run struct {
 	Complete bool         `json:"complete"`
 	Error    string       `json:"error,omitempty"`
 	Steps    []StepStatus `json:"steps"`
+	// Shard is set in one shard's directory of a sharded run, Shards in a merged run
+	// (shard.go; docs/scale-out.md).
+	Shard  *Shard  `json:"shard,omitempty"`
+	Shards []Shard `json:"shards,omitempty"`
 }
 
 // Target is what the run measured, as the opened target described itself: run.json's

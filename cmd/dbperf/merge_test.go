@@ -1,0 +1,64 @@
+package main
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+)
+
+// TestMergeOneRealRun: a real run (SQLite, open loop, an SLA) merged alone reproduces every op's
+// count, errors and latency figures from its latency.hlog, and summary and compare read the
+// merged run; a second merge into the same directory is refused.
+func TestMergeOneRealRun(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "run", "insert", "--steps", "l.i0,l.x,qr100", "--rows", "2000", "--q-seconds", "2",
+		"--arrival", "poisson", "--rate", "1500", "--sla", "query:p99<50ms", "--quiet", "--out", "a")
+	if r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	r = run(t, dir, "merge", "a", "--out", "m")
+	if r.code != 0 || !strings.Contains(r.stdout, "merged 1 shards of insert") {
+		t.Fatalf("merge: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	_, as, err := archive.Read(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, ms, err := archive.Read(filepath.Join(dir, "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mm.Shards) != 1 || mm.Shards[0].Command == nil {
+		t.Errorf("run.json's shards: %+v", mm.Shards)
+	}
+	for i, a := range as {
+		m := ms[i]
+		for op, ao := range a.Ops {
+			mo := m.Ops[op]
+			ao.PerSec, mo.PerSec, ao.Service = 0, 0, nil // the service time is not in latency.hlog
+			if !reflect.DeepEqual(ao, mo) {
+				t.Errorf("step %s op %s:\nrun    %+v\nmerged %+v", a.Step, op, ao, mo)
+			}
+		}
+		if a.OpenLoop != nil && (m.OpenLoop == nil || a.OpenLoop.Offered != m.OpenLoop.Offered || a.OpenLoop.Achieved != m.OpenLoop.Achieved) {
+			t.Errorf("step %s open loop: %+v vs %+v", a.Step, a.OpenLoop, m.OpenLoop)
+		}
+		for j := range a.SLAs {
+			if a.SLAs[j].ValueUs != m.SLAs[j].ValueUs || a.SLAs[j].Met != m.SLAs[j].Met || a.SLAs[j].WithinPct != m.SLAs[j].WithinPct {
+				t.Errorf("step %s SLA: %+v vs %+v", a.Step, a.SLAs[j], m.SLAs[j])
+			}
+		}
+	}
+	if r := run(t, dir, "summary", "a", "m"); r.code != 0 || !strings.Contains(r.stdout, "qr100") {
+		t.Errorf("summary of the merged run: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "compare", "--base", "a", "m"); r.code != 0 {
+		t.Errorf("compare with the merged run: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, dir, "merge", "a", "--out", "m"); r.code == 0 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("a second merge into m: %d %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,188 @@
+// Package merge joins the run directories of a sharded run's shards into one run directory whose
+// every figure is exact: histograms added bucket by bucket and interval by interval, per-second
+// rows summed after aligning each shard's intervals by its recorded start instant, counts added,
+// and each shard's provenance and host monitoring kept as they were (docs/scale-out.md). The
+// reports then read the merged run like any other.
+package merge
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// shardRun is one shard's directory as read.
+type shardRun struct {
+	dir   string
+	meta  archive.Run
+	steps []archive.Step
+	shard archive.Shard
+}
+
+// Runs merges the shard directories into a new run directory out; command is the merge's own
+// command line. It refuses, with one sentence, shards of different runs, seeds, settings or
+// step lists, missing or repeated shards, and shards whose work overlaps.
+func Runs(out string, dirs []string, command []string) (archive.Run, error) {
+	shards := make([]shardRun, len(dirs))
+	for i, d := range dirs {
+		meta, steps, err := archive.Read(d)
+		if err != nil {
+			return archive.Run{}, err
+		}
+		sh := archive.Shard{Index: 0, Count: 1}
+		if meta.Shard != nil {
+			sh = *meta.Shard
+		}
+		shards[i] = shardRun{dir: d, meta: meta, steps: steps, shard: sh}
+	}
+	if err := check(shards); err != nil {
+		return archive.Run{}, err
+	}
+	byIndex := make([]shardRun, len(shards))
+	for _, s := range shards {
+		byIndex[s.shard.Index] = s
+	}
+	meta := mergedMeta(out, byIndex, command)
+	dir, err := archive.Create(out, meta)
+	if err != nil {
+		return archive.Run{}, err
+	}
+	for i, st := range byIndex[0].meta.Steps {
+		sum, err := mergeStep(dir, st, i, byIndex)
+		if err != nil {
+			meta.Error = joinErr(meta.Error, err.Error())
+			meta.Complete = false
+			dir.Meta = meta
+			dir.WriteMeta()
+			return meta, fmt.Errorf("merging step %s: %w", st.Name, err)
+		}
+		meta.Steps = append(meta.Steps, archive.StepStatus{Name: st.Name, Dir: st.Name, Complete: sum.Complete})
+	}
+	dir.Meta = meta
+	return meta, dir.WriteMeta()
+}
+
+// mergedMeta is the merged run.json: shard 0's workload, seed, settings, target and
+// declaration; the earliest start and latest end on the rendezvous's clock; complete when every
+// shard was; and every shard's own provenance in "shards".
+func mergedMeta(out string, shards []shardRun, command []string) archive.Run {
+	m := shards[0].meta
+	m.Name, m.Command, m.Shard, m.Steps = filepath.Base(out), command, nil, nil
+	m.Dbperf = archive.ThisBuild()
+	m.Complete, m.Error, m.End = true, "", time.Time{}
+	for i, s := range shards {
+		off := offset(s.shard)
+		start := s.meta.Start.Add(-off)
+		if i == 0 || start.Before(m.Start) {
+			m.Start = start
+		}
+		if !s.meta.End.IsZero() {
+			m.End = latest(m.End, s.meta.End.Add(-off))
+		}
+		m.Complete = m.Complete && s.meta.Complete
+		if s.meta.Error != "" {
+			m.Error = joinErr(m.Error, fmt.Sprintf("shard %d: %s", s.shard.Index, s.meta.Error))
+		}
+		p := s.shard
+		host, build := s.meta.Host, s.meta.Dbperf
+		p.Dir, p.Host, p.Dbperf, p.Command, p.Start = s.dir, &host, &build, s.meta.Command, s.meta.Start
+		m.Shards = append(m.Shards, p)
+	}
+	return m
+}
+
+// offset is a shard's clock offset: what its clock read minus the rendezvous's.
+func offset(s archive.Shard) time.Duration {
+	return time.Duration(s.ClockOffsetMs * float64(time.Millisecond))
+}
+
+// mergeStep merges step i of every shard into the merged run: intervals.csv and latency.hlog
+// rewritten from the aligned rows, summary.json from the merged totals, and each shard's own
+// host.csv, dbms.csv and summary.json (its host's figures) under shard-K/.
+func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun) (archive.Step, error) {
+	var steps []shardStep
+	var sums []archive.Step
+	var ops []string
+	seen := map[string]bool{}
+	openLoop := false
+	for _, s := range shards {
+		src := filepath.Join(s.dir, s.meta.Steps[i].Dir)
+		files, err := readStep(src)
+		if err != nil {
+			return archive.Step{}, err
+		}
+		for _, o := range files.ops {
+			if !seen[o] {
+				seen[o] = true
+				ops = append(ops, o)
+			}
+		}
+		for _, r := range files.rows {
+			openLoop = openLoop || r.openLoop
+		}
+		sum := s.steps[i]
+		from := sum.Start
+		if ms, ok := files.startMs(); ok {
+			from = time.UnixMilli(ms)
+		}
+		steps = append(steps, shardStep{files: files, start: from.Add(-offset(s.shard)), offset: offset(s.shard)})
+		sums = append(sums, sum)
+		keep := filepath.Join(dir.Path, st.Name, fmt.Sprintf("shard-%d", s.shard.Index))
+		for _, f := range []string{"host.csv", "dbms.csv", "summary.json"} {
+			if err := copyFile(filepath.Join(src, f), keep); err != nil {
+				return archive.Step{}, err
+			}
+		}
+	}
+	start, ivs, _ := alignedRows(steps, ops)
+	sumStart := sums[0].Start.Add(-steps[0].offset)
+	for k, s := range sums {
+		if t := s.Start.Add(-steps[k].offset); t.Before(sumStart) {
+			sumStart = t
+		}
+	}
+	w, err := dir.StartStepOpen(st.Name, opTypes(ops, dir.Meta.Figures), start, openLoop)
+	if err != nil {
+		return archive.Step{}, err
+	}
+	totals := make([]*hdrPacked, len(ops))
+	for o := range ops {
+		totals[o] = measure.NewPacked()
+	}
+	for _, iv := range ivs {
+		for o := range ops {
+			totals[o].Merge(iv.Ops[o].Hist)
+		}
+		if err := w.Interval(iv); err != nil {
+			return archive.Step{}, err
+		}
+	}
+	sum := summarize(st.Name, sums, steps, ops, totals, sumStart, dir.Meta.Figures)
+	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
+	sum.Stalls = mergeStalls(sums, ivs, ops, w)
+	return sum, w.Finish(sum)
+}
+
+// opTypes are the merged step's op types, with the declaration's units and abbreviations.
+func opTypes(ops []string, figs archive.Figures) []measure.OpType {
+	out := make([]measure.OpType, len(ops))
+	for i, n := range ops {
+		out[i] = measure.OpType{Name: n}
+		for _, d := range figs.Ops {
+			if d.Name == n {
+				out[i] = d
+			}
+		}
+	}
+	return out
+}
+
+// Exists tells whether path holds anything: the merge, like a run, never overwrites.
+func Exists(path string) bool {
+	entries, err := os.ReadDir(path)
+	return err == nil && len(entries) > 0
+}
