@@ -4,11 +4,13 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"path"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/monitor"
 )
 
@@ -229,5 +231,121 @@ func TestWriteStalls(t *testing.T) {
 	l.WriteStallEnd() // unpaired: ignored
 	if c := sample(); c["write_stalled_now"] != 0 {
 		t.Fatalf("after an unpaired end: %v", c)
+	}
+}
+
+// TestCounterSet: every engine's full set holds its curated counters and, for Pebble, every
+// numeric field of its Metrics by level, with gauges declared; a flush moves Pebble's flush
+// counters; bbolt's kinds follow its Stats.
+func TestCounterSet(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.kind, func(t *testing.T) {
+			tg := openTarget(t, e.kind+":"+e.path(t.TempDir()))
+			defer tg.Close()
+			cs, ok := tg.(monitor.CounterSet)
+			if !ok {
+				t.Fatalf("%T has no CounterSet", tg)
+			}
+			db := tg.(*DB)
+			writeValues(t, db, 2000, 100)
+			c0, err := cs.DBMSCounterSet(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range monitorCounters[e.kind] {
+				if _, ok := c0[n]; !ok {
+					t.Errorf("the full set lacks the curated %s", n)
+				}
+			}
+			gauge := func(n string) bool {
+				for _, g := range cs.DBMSGauges() {
+					if ok, _ := path.Match(g, n); ok {
+						return true
+					}
+				}
+				return false
+			}
+			var gauges, counters []string
+			switch e.kind {
+			case "pebble":
+				gauges = []string{"pebble.levels.0.tables_count", "pebble.levels.6.sublevels", "pebble.mem_table.size",
+					"pebble.compact.estimated_debt", "l0_files", "write_stalled_now"}
+				counters = []string{"pebble.compact.count", "pebble.levels.0.table_bytes_flushed", "pebble.wal.bytes_written",
+					"pebble.block_cache.hits", "pebble.uptime", "flush_count"}
+			case "bbolt":
+				gauges = []string{"free_pages", "open_read_txs"}
+				counters = []string{"writes", "page_allocs"}
+			}
+			for _, n := range append(gauges, counters...) {
+				if _, ok := c0[n]; !ok {
+					t.Errorf("no %s in %d counters", n, len(c0))
+				}
+			}
+			for _, n := range gauges {
+				if !gauge(n) {
+					t.Errorf("%s is not a gauge", n)
+				}
+			}
+			for _, n := range counters {
+				if gauge(n) {
+					t.Errorf("%s is a gauge", n)
+				}
+			}
+			if e.kind != "pebble" {
+				return
+			}
+			if err := db.Engine.(*pebbleEngine).db.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			c1, _ := cs.DBMSCounterSet(context.Background())
+			if c1["pebble.flush.count"] <= c0["pebble.flush.count"] || c1["pebble.levels.0.table_bytes_flushed"] <= c0["pebble.levels.0.table_bytes_flushed"] {
+				t.Errorf("a flush: pebble.flush.count %g -> %g", c0["pebble.flush.count"], c1["pebble.flush.count"])
+			}
+		})
+	}
+}
+
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{"TableBytesIn": "table_bytes_in", "WAL": "wal", "BytesIn": "bytes_in",
+		"LogWriterMetrics": "log_writer_metrics", "FsyncLatency": "fsync_latency", "TablesCount": "tables_count"} {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestCounterSetLSM: Badger's full set holds its expvars and levels, and RocksDB's (built with
+// -tags rocksdb) its properties by level, with the levels as gauges.
+func TestCounterSetLSM(t *testing.T) {
+	for kind, want := range map[string][]string{
+		"badger":  {"badger.badger_put_num_user", "badger.level.0.tables", "gets"},
+		"rocksdb": {"rocksdb.num-files-at-level0", "rocksdb.estimate-pending-compaction-bytes", "rocksdb.cur-size-all-mem-tables"},
+	} {
+		t.Run(kind, func(t *testing.T) {
+			s, err := driver.Parse(kind + ":" + t.TempDir() + "/db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg, err := driver.Open(context.Background(), s)
+			if err != nil {
+				t.Skipf("%s: %v", kind, err) // RocksDB without -tags rocksdb
+			}
+			defer tg.Close()
+			writeValues(t, tg.(*DB), 500, 100)
+			cs := tg.(monitor.CounterSet)
+			c, err := cs.DBMSCounterSet(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range want {
+				if _, ok := c[n]; !ok {
+					t.Errorf("no %s in %d counters", n, len(c))
+				}
+			}
+			g := want[1]
+			if ok := slices.ContainsFunc(cs.DBMSGauges(), func(p string) bool { m, _ := path.Match(p, g); return m }); !ok {
+				t.Errorf("%s is not a gauge", g)
+			}
+		})
 	}
 }
