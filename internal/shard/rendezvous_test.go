@@ -1,0 +1,166 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/testtargets"
+	"github.com/jackc/pgx/v5"
+)
+
+// dbs opens one rendezvous connection per shard on each test server.
+func dbs(t *testing.T, n int) map[string]func() (DB, Dialect) {
+	t.Helper()
+	out := map[string]func() (DB, Dialect){}
+	if dsn := os.Getenv("DBPERF_TEST_POSTGRES"); dsn != "" {
+		out["postgres"] = func() (DB, Dialect) {
+			c, err := pgx.Connect(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close(context.Background()) })
+			return PgxDB{c}, PostgresDialect
+		}
+	} else if !testing.Short() {
+		t.Fatal("DBPERF_TEST_POSTGRES is not set (scripts/test.sh starts the server), or use -short")
+	}
+	if dsn := os.Getenv("DBPERF_TEST_MYSQL"); dsn != "" {
+		out["mysql"] = func() (DB, Dialect) {
+			m := testtargets.Open(t, dsn).(*sqldriver.MySQL)
+			return SQLDB{m.DB()}, MySQLDialect
+		}
+	} else if !testing.Short() {
+		t.Fatal("DBPERF_TEST_MYSQL is not set (scripts/test.sh starts the server), or use -short")
+	}
+	return out
+}
+
+// meet runs shards 0..n-1 (those in arrive) through barriers at once and returns their errors
+// and rendezvous.
+func meet(t *testing.T, open func() (DB, Dialect), run string, n int, arrive []int, timeout time.Duration, barriers ...string) ([]error, []*Rendezvous) {
+	errs := make([]error, len(arrive))
+	rvs := make([]*Rendezvous, len(arrive))
+	var wg sync.WaitGroup
+	for k, i := range arrive {
+		db, d := open()
+		rv := &Rendezvous{Spec: Spec{i, n}, RunID: run, DB: db, Dialect: d, Timeout: timeout, Host: fmt.Sprint("h", i)}
+		rvs[k] = rv
+		wg.Go(func() {
+			ctx := context.Background()
+			if errs[k] = rv.Setup(ctx); errs[k] != nil {
+				return
+			}
+			for _, b := range barriers {
+				if errs[k] = rv.Wait(ctx, b); errs[k] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errs, rvs
+}
+
+// TestRendezvousOnTarget: shards meet through the target's table at every barrier, start
+// together, measure their clock offset, and remove the table at the end.
+func TestRendezvousOnTarget(t *testing.T) {
+	for name, open := range dbs(t, 3) {
+		t.Run(name, func(t *testing.T) {
+			run := fmt.Sprintf("test-%d", time.Now().UnixNano())
+			errs, rvs := meet(t, open, run, 3, []int{0, 1, 2}, time.Minute, "start", "l.i0", "qr100")
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("shard %d: %v", i, err)
+				}
+			}
+			for _, rv := range rvs {
+				if len(rv.Barriers) != 3 {
+					t.Fatalf("shard %d passed %d barriers", rv.Spec.Index, len(rv.Barriers))
+				}
+				// The servers run on this host: the offset is the measurement's error alone.
+				if o := rv.MaxOffset(); o.Abs() > time.Second {
+					t.Errorf("shard %d: clock offset %s to a server on the same host", rv.Spec.Index, o)
+				}
+			}
+			// Generous: the shards leave each barrier at one instant, whatever a loaded host adds.
+			for b := range 3 {
+				lo, hi := rvs[0].Barriers[b].At, rvs[0].Barriers[b].At
+				for _, rv := range rvs {
+					at := rv.Barriers[b].At
+					if at.Before(lo) {
+						lo = at
+					}
+					if at.After(hi) {
+						hi = at
+					}
+				}
+				if hi.Sub(lo) > 2*time.Second {
+					t.Errorf("barrier %d: the shards left %s apart", b, hi.Sub(lo))
+				}
+			}
+			for _, rv := range rvs {
+				if err := rv.Close(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db, _ := open()
+			if _, err := db.QueryInts(context.Background(), 1, "SELECT COUNT(*) FROM "+Table); err == nil {
+				t.Errorf("%s is still there after the last shard closed", Table)
+			}
+		})
+	}
+}
+
+// TestRendezvousTimeout: a shard that never arrives fails the run on every shard that did, with
+// one sentence naming it; a shard that failed stops the others at once.
+func TestRendezvousTimeout(t *testing.T) {
+	for name, open := range dbs(t, 3) {
+		t.Run(name, func(t *testing.T) {
+			run := fmt.Sprintf("test-%d", time.Now().UnixNano())
+			errs, rvs := meet(t, open, run, 3, []int{0, 1}, 500*time.Millisecond, "start")
+			for i, err := range errs {
+				if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "shard 2 of run "+run+" did not reach barrier start") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("shard %d: %v", i, err)
+				}
+			}
+			rvs[0].Fail(context.Background(), errors.New("disk full"))
+			db, d := open()
+			other := &Rendezvous{Spec: Spec{1, 3}, RunID: run, DB: db, Dialect: d, Timeout: time.Minute}
+			err := other.Wait(context.Background(), "next")
+			if err == nil || !strings.Contains(err.Error(), "shard 0 of run "+run+" failed") {
+				t.Errorf("after shard 0 failed: %v", err)
+			}
+			// An earlier run's rows under the same id are refused, not met.
+			if err := other.Setup(context.Background()); err == nil || !strings.Contains(err.Error(), "an earlier run that did not finish") {
+				t.Errorf("stale rows: %v", err)
+			}
+			for _, rv := range append(rvs, other) {
+				rv.Close(context.Background())
+			}
+			db.Exec(context.Background(), "DROP TABLE IF EXISTS "+Table)
+		})
+	}
+}
+
+// TestStartAt: with --start-at the shards need no target: the start barrier waits for the
+// instant; an instant long past is refused.
+func TestStartAt(t *testing.T) {
+	at := time.Now().Add(300 * time.Millisecond)
+	rv := &Rendezvous{Spec: Spec{1, 2}, StartAt: at}
+	if err := rv.Wait(context.Background(), "start"); err != nil {
+		t.Fatal(err)
+	}
+	if time.Now().Before(at) || len(rv.Barriers) != 1 {
+		t.Fatalf("left before the instant, or recorded %d barriers", len(rv.Barriers))
+	}
+	if err := WaitUntil(time.Now().Add(-time.Hour), 0); err == nil || !strings.Contains(err.Error(), "in the past") {
+		t.Fatalf("an instant an hour ago: %v", err)
+	}
+}
