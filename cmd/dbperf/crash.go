@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/crash"
+	"github.com/dbperf/dbperf/internal/powerfs"
+	"github.com/spf13/cobra"
+)
+
+// crashCmd is `dbperf crash`: the lost-commit test (docs/reliability.md).
+func crashCmd() *cobra.Command {
+	var (
+		target, kill, out string
+		sets              []string
+		crashes, clients  int
+		batch             int
+		seed              uint64
+		minRun, maxRun    time.Duration
+		keepData          bool
+	)
+	c := &cobra.Command{
+		Use:   "crash",
+		Short: "Crash a target while clients commit, recover it, and count the acknowledged commits lost",
+		Long: `crash inserts numbered rows from --clients clients, each row (or --batch rows) in its own
+transaction, and logs every acknowledged commit outside the crashed file system. At a seeded
+random moment between --min-run and --max-run the target is crashed: --kill process (SIGKILL
+of the process holding the engine) or --kill power (the data directory is on dbperf's
+power-loss layer, which discards every write not fsynced). It is then recovered (timed) and read
+back. Each crash reports the acknowledged transactions lost, whether they are a suffix or leave
+holes, rows in flight, corrupt or duplicated, the recovery, and the window the loss covers.
+A setting that promises durability must lose nothing: "durable: 0 lost in K crashes"; a loss
+is reported loudly and its data directory kept. See docs/reliability.md.`,
+		Example: `  dbperf crash --target sqlite --set synchronous=NORMAL --set journal_mode=WAL --kill power --crashes 10
+  dbperf crash --target pebble --set sync=false --kill process --crashes 20
+  dbperf crash summary runs/crash-*`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			settings, err := parseSets(sets)
+			if err != nil {
+				return err
+			}
+			if !c.Flags().Changed("seed") {
+				seed = randomSeed()
+			}
+			if out == "" {
+				out = fmt.Sprintf("runs/crash-%s-%s-%s", target, kill, time.Now().Format("20060102-150405"))
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			cfg := crash.Config{Kind: target, Settings: settings, Kill: kill, Crashes: crashes, Clients: clients, Batch: batch,
+				Seed: seed, MinRun: minRun, MaxRun: maxRun, Out: out, Child: []string{exe, "crash", "child"}, KeepData: keepData,
+				Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()}, Log: c.OutOrStdout()}
+			if kill == "power" {
+				cfg.Layer = func() crash.Layer { return powerfs.NewProcess([]string{exe, "crash", "powerfs"}) }
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			promise, why := crash.Promise(target, settings, kill)
+			fmt.Fprintf(c.OutOrStdout(), "crash test of %s (%s), kill %s, %d crashes into %s, seed %d\npromise: %s: %s\n",
+				target, strings.Join(sets, " "), kill, crashes, out, seed, promise, why)
+			s, err := crash.Run(ctx, cfg)
+			if s != nil {
+				fmt.Fprintln(c.OutOrStdout(), s.Verdict)
+			}
+			if err != nil {
+				return err
+			}
+			if s.Broken {
+				return &exitError{code: 3}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&target, "target", "sqlite", "embedded target: "+strings.Join(crash.Embedded, ", "))
+	f.StringArrayVar(&sets, "set", nil, "NAME=VALUE: a setting in the engine's own terms (repeatable), e.g. synchronous=NORMAL, sync=false, NoSync=true, SyncWrites=true")
+	f.StringVar(&kill, "kill", "process", "process (SIGKILL) or power (discard every write not fsynced)")
+	f.IntVar(&crashes, "crashes", 3, "crashes of this setting")
+	f.IntVar(&clients, "clients", 2, "inserting clients")
+	f.IntVar(&batch, "batch", 1, "rows per transaction")
+	f.Uint64Var(&seed, "seed", 0, "seed of the crash instants and payloads (default: a new one, printed and stored)")
+	f.DurationVar(&minRun, "min-run", time.Second, "shortest time from the target's opening to the crash")
+	f.DurationVar(&maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
+	f.StringVar(&out, "out", "", "run directory (default runs/crash-TARGET-KILL-DATE-TIME)")
+	f.BoolVar(&keepData, "keep-data", false, "keep every crash's data directory (kept anyway when a durability promise breaks)")
+	c.AddCommand(crashSummaryCmd(), crashChildCmd(), powerfsCmd())
+	return c
+}
+
+// parseSets turns repeated NAME=VALUE flags into settings.
+func parseSets(sets []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: want NAME=VALUE", s)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func crashSummaryCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "summary RUN...",
+		Short: "One line per crash run: commits/s bought, lost commits per crash, suffix or holes, recovery",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, dirs []string) error {
+			sort.Strings(dirs)
+			var files []crash.File
+			for _, d := range dirs {
+				f, err := crash.Load(d)
+				if err != nil {
+					return fmt.Errorf("%s: %w", d, err)
+				}
+				files = append(files, f)
+			}
+			return crash.WriteTable(c.OutOrStdout(), dirs, files)
+		},
+	}
+}
+
+// crashChildCmd is the process that holds the engine; crash starts it with its spec in the
+// environment.
+func crashChildCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "child", Hidden: true, Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			crash.ChildMain()
+			return fmt.Errorf("crash child: %s is not set", crash.ChildEnv)
+		},
+	}
+}
+
+// powerfsCmd serves the power-loss layer in its own process, so a process that reads its own
+// mount through mmap cannot deadlock with the server's goroutines.
+func powerfsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "powerfs", Hidden: true, Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			powerfs.ServeMain()
+			return fmt.Errorf("crash powerfs: %s is not set", powerfs.ServeEnv)
+		},
+	}
+}

@@ -1,0 +1,134 @@
+package crash
+
+import (
+	"sort"
+	"time"
+)
+
+// Result is what one crash did to the acknowledged commits. Transactions are the unit: with
+// batches, a transaction is lost when any of its rows is missing.
+type Result struct {
+	Crash         int     `json:"crash"`
+	RunMS         float64 `json:"run_ms"` // from the target's opening to the crash
+	Acked         int64   `json:"acked"`  // acknowledged transactions
+	AckedRows     int64   `json:"acked_rows"`
+	CommitsPerSec float64 `json:"commits_per_sec"` // acknowledged transactions a second before the crash
+	Lost          int64   `json:"lost"`            // acknowledged transactions missing after recovery
+	LostRows      int64   `json:"lost_rows"`
+	// Shape is "none", "suffix" (the lost ones are each client's most recent acknowledged
+	// ones: an application can replay them) or "holes" (older commits are missing too).
+	Shape      string  `json:"shape"`
+	Holes      int64   `json:"holes"`     // lost transactions older than a transaction present
+	Partial    int64   `json:"partial"`   // transactions with only some of their rows present
+	InFlight   int64   `json:"in_flight"` // rows present that were never acknowledged (allowed)
+	Unexpected int64   `json:"unexpected"`
+	Corrupt    int64   `json:"corrupt"`
+	Duplicates int64   `json:"duplicates"`
+	WindowMS   float64 `json:"window_ms"` // from the oldest lost commit's acknowledgement to the crash
+	// Resumable: each client's rows present are 1..m, so the last one says where to resume.
+	Resumable      bool    `json:"resumable"`
+	RecoveryMS     float64 `json:"recovery_ms"`
+	RecoveryFailed bool    `json:"recovery_failed"`
+	RecoveryError  string  `json:"recovery_error,omitempty"`
+}
+
+// Analyze compares the acknowledgements of each client (acks[c]) with what was read back.
+// opened and crashed are the instants the target was ready and was crashed; batch is the rows
+// per transaction, which bounds what may be in flight.
+func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch int) Result {
+	r := Result{RunMS: ms(crashed.Sub(opened)), RecoveryMS: v.RecoveryMS, Duplicates: v.Duplicates, Corrupt: int64(len(v.Corrupt)), Shape: "none", Resumable: true}
+	if v.Error != "" {
+		r.RecoveryFailed, r.RecoveryError, r.Resumable = true, v.Error, false
+	}
+	if r.Corrupt > 0 || r.Duplicates > 0 {
+		r.Resumable = false
+	}
+	var oldestLost time.Time
+	clients := map[int]bool{}
+	for c := range acks {
+		clients[c] = true
+	}
+	for c := range v.Present {
+		clients[c] = true
+	}
+	for c := range clients {
+		pr := v.Present[c]
+		var ackedRows, top int64
+		maxPresentAcked := int64(0)
+		var lost []Ack
+		for _, a := range acks[c] {
+			r.Acked++
+			n := a.Last - a.First + 1
+			ackedRows += n
+			r.AckedRows += n
+			top = max(top, a.Last)
+			have := countIn(pr, a.First, a.Last)
+			switch {
+			case have == n:
+				maxPresentAcked = max(maxPresentAcked, a.Last)
+			case have > 0:
+				r.Partial++
+				fallthrough
+			default:
+				lost = append(lost, a)
+				r.LostRows += n - have
+			}
+		}
+		r.Lost += int64(len(lost))
+		for _, a := range lost {
+			if a.Last < maxPresentAcked {
+				r.Holes++
+			}
+			if oldestLost.IsZero() || a.At.Before(oldestLost) {
+				oldestLost = a.At
+			}
+		}
+		present := total(pr)
+		inAcked := ackedRows - (countMissing(acks[c], pr))
+		r.InFlight += present - inAcked
+		// Rows beyond the next transaction were never attempted: they cannot be in flight.
+		r.Unexpected += present - countIn(pr, 1, top+int64(max(batch, 1)))
+		if len(pr) > 1 || (len(pr) == 1 && pr[0][0] != 1) {
+			r.Resumable = false
+		}
+	}
+	r.InFlight -= r.Unexpected
+	if r.Lost > 0 {
+		r.Shape = "suffix"
+		if r.Holes > 0 || r.Partial > 0 {
+			r.Shape = "holes"
+		}
+		r.WindowMS = ms(crashed.Sub(oldestLost))
+	}
+	if r.RunMS > 0 {
+		r.CommitsPerSec = float64(r.Acked) / (r.RunMS / 1000)
+	}
+	return r
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// countIn counts the rows of the sorted ranges rs within [lo, hi].
+func countIn(rs [][2]int64, lo, hi int64) int64 {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i][1] >= lo })
+	var n int64
+	for ; i < len(rs) && rs[i][0] <= hi; i++ {
+		n += min(rs[i][1], hi) - max(rs[i][0], lo) + 1
+	}
+	return n
+}
+
+func total(rs [][2]int64) (n int64) {
+	for _, r := range rs {
+		n += r[1] - r[0] + 1
+	}
+	return n
+}
+
+// countMissing counts the acknowledged rows that are not present.
+func countMissing(acks []Ack, rs [][2]int64) (n int64) {
+	for _, a := range acks {
+		n += a.Last - a.First + 1 - countIn(rs, a.First, a.Last)
+	}
+	return n
+}

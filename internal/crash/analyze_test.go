@@ -1,0 +1,86 @@
+package crash
+
+import (
+	"testing"
+	"time"
+)
+
+func acksOf(at time.Time, lastSeq int64, batch int64) []Ack {
+	var a []Ack
+	for s := int64(1); s+batch-1 <= lastSeq; s += batch {
+		a = append(a, Ack{First: s, Last: s + batch - 1, At: at.Add(time.Duration(s) * time.Millisecond)})
+	}
+	return a
+}
+
+func TestAnalyzeSuffixInFlightAndWindow(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	crashed := t0.Add(2 * time.Second)
+	acks := map[int][]Ack{0: acksOf(t0, 100, 1), 1: acksOf(t0, 50, 1)}
+	// client 0 lost 91..100 and has nothing in flight; client 1 lost nothing, row 51 in flight.
+	v := Verified{Present: map[int][][2]int64{0: {{1, 90}}, 1: {{1, 51}}}}
+	r := Analyze(acks, v, t0, crashed, 1)
+	if r.Acked != 150 || r.Lost != 10 || r.Shape != "suffix" || r.Holes != 0 || r.InFlight != 1 || r.Unexpected != 0 {
+		t.Fatalf("got %+v", r)
+	}
+	if !r.Resumable {
+		t.Errorf("a suffix loss with rows 1..m present is resumable: %+v", r)
+	}
+	if want := 2000.0 - 91; r.WindowMS != want {
+		t.Errorf("window %v ms, want %v (crash minus the oldest lost commit's acknowledgement)", r.WindowMS, want)
+	}
+	if r.CommitsPerSec != 75 {
+		t.Errorf("commits/s %v, want 75", r.CommitsPerSec)
+	}
+}
+
+func TestAnalyzeHolesPartialCorruptUnexpected(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	acks := map[int][]Ack{0: acksOf(t0, 20, 2)} // ten transactions of two rows
+	// rows 5..6 missing (a hole), row 10 missing (a partial transaction 9..10), 30 never attempted.
+	v := Verified{Present: map[int][][2]int64{0: {{1, 4}, {7, 9}, {11, 20}, {30, 30}}},
+		Corrupt: []RowID{{0, 3}}, Duplicates: 1}
+	r := Analyze(acks, v, t0, t0.Add(time.Second), 2)
+	if r.Lost != 2 || r.LostRows != 3 || r.Shape != "holes" || r.Holes != 2 || r.Partial != 1 {
+		t.Fatalf("got %+v", r)
+	}
+	if r.Unexpected != 1 || r.InFlight != 0 || r.Corrupt != 1 || r.Duplicates != 1 || r.Resumable {
+		t.Fatalf("got %+v", r)
+	}
+	if !r.Broken() {
+		t.Error("a loss must break a durability promise")
+	}
+}
+
+func TestAnalyzeFailedRecovery(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := Analyze(map[int][]Ack{0: acksOf(t0, 3, 1)}, Verified{Error: "open: corrupt"}, t0, t0.Add(time.Second), 1)
+	if !r.RecoveryFailed || r.Lost != 3 || r.Resumable || !r.Broken() {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestSummarizeVerdicts(t *testing.T) {
+	clean := []Result{{Shape: "none"}, {Shape: "none"}}
+	if s := Summarize(clean, Durable); s.Broken || s.Verdict != "durable: 0 lost in 2 crashes" {
+		t.Errorf("clean durable: %+v", s)
+	}
+	lossy := []Result{{Lost: 3, Shape: "suffix", WindowMS: 40}, {Lost: 7, Shape: "suffix", WindowMS: 90}, {Lost: 5, Shape: "holes"}}
+	s := Summarize(lossy, Durable)
+	if !s.Broken || s.LostMin != 3 || s.LostMedian != 5 || s.LostMax != 7 || s.LongestWindowMS != 90 || s.Suffix != 2 || s.Holes != 1 {
+		t.Errorf("lossy durable: %+v", s)
+	}
+	if s := Summarize(clean, Control); !s.Broken {
+		t.Errorf("a control without loss must be flagged: %+v", s)
+	}
+	if s := Summarize(lossy, Control); s.Broken {
+		t.Errorf("a control with losses is as expected: %+v", s)
+	}
+}
+
+func TestRanges(t *testing.T) {
+	r, d := ranges([]int64{5, 1, 2, 2, 3, 7})
+	if d != 1 || len(r) != 3 || r[0] != [2]int64{1, 3} || r[1] != [2]int64{5, 5} || r[2] != [2]int64{7, 7} {
+		t.Fatalf("got %v %d", r, d)
+	}
+}

@@ -1,0 +1,159 @@
+package crash
+
+import (
+	"context"
+	"github.com/dbperf/dbperf/internal/powerfs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	ChildMain()         // the test binary is the child too
+	powerfs.ServeMain() // and the power-loss layer's server
+	os.Exit(m.Run())
+}
+
+// crashTest runs a short crash test of kind in a temporary run directory.
+func crashTest(t *testing.T, kind, kill string, crashes int, settings map[string]string, layer func() Layer) File {
+	t.Helper()
+	out := t.TempDir()
+	cfg := Config{Kind: kind, Settings: settings, Kill: kill, Crashes: crashes, Clients: 2, Batch: 1, Seed: 7,
+		MinRun: 300 * time.Millisecond, MaxRun: 600 * time.Millisecond, Out: out, Child: []string{os.Args[0]}, Layer: layer}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Results) != crashes {
+		t.Fatalf("%d results, want %d", len(f.Results), crashes)
+	}
+	for _, r := range f.Results {
+		t.Log(kind, r.Line())
+		if r.Acked == 0 {
+			t.Errorf("crash %d: no commit was acknowledged before the crash", r.Crash)
+		}
+	}
+	return f
+}
+
+// Every embedded engine with a setting that promises durability across a process crash keeps
+// every acknowledged commit when its process is killed.
+func TestProcessKillDurableSettings(t *testing.T) {
+	for _, tc := range []struct {
+		kind     string
+		settings map[string]string
+	}{
+		{"sqlite", map[string]string{"synchronous": "OFF", "journal_mode": "WAL"}},
+		{"sqlite", map[string]string{"synchronous": "NORMAL", "journal_mode": "DELETE"}},
+		{"pebble", map[string]string{"sync": "true"}},
+		{"bbolt", nil},
+		{"badger", map[string]string{"SyncWrites": "false"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f := crashTest(t, tc.kind, "process", 1, tc.settings, nil)
+			if f.Promise != Durable {
+				t.Fatalf("promise %q, want durable", f.Promise)
+			}
+			if f.Summary.Broken || !strings.HasPrefix(f.Summary.Verdict, "durable: 0 lost in 1 crashes") {
+				t.Fatalf("verdict %q", f.Summary.Verdict)
+			}
+			if f.Summary.Resumable != 1 {
+				t.Errorf("after a clean recovery the last row says where to resume: %+v", f.Summary)
+			}
+		})
+	}
+}
+
+// The settings the engine reports are recorded, in its own terms.
+func TestSettingsRecorded(t *testing.T) {
+	f := crashTest(t, "sqlite", "process", 1, map[string]string{"synchronous": "normal", "journal_mode": "wal"}, nil)
+	if f.Settings["synchronous"] != "NORMAL" || f.Settings["journal_mode"] != "WAL" {
+		t.Fatalf("settings %v", f.Settings)
+	}
+}
+
+// powerLayer is the power-loss layer served by this test binary (powerfs.ServeMain in
+// TestMain), or a skip where FUSE cannot be mounted.
+func powerLayer(t *testing.T) func() Layer {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the power-loss layer mounts FUSE with allow_other, which needs root here")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse")
+	}
+	return func() Layer { return powerfs.NewProcess([]string{os.Args[0]}) }
+}
+
+// Unsafe controls lose acknowledged commits on a power cut, so the test is seen able to see
+// a loss: SQLite without syncs and Pebble without syncs (Pebble syncs no WAL by itself).
+func TestPowerCutUnsafeControlsLose(t *testing.T) {
+	layer := powerLayer(t)
+	for _, tc := range []struct {
+		kind     string
+		settings map[string]string
+	}{
+		{"sqlite", map[string]string{"synchronous": "OFF", "journal_mode": "WAL"}},
+		{"pebble", map[string]string{"sync": "false"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f := crashTest(t, tc.kind, "power", 1, tc.settings, layer)
+			if f.Promise != Control {
+				t.Fatalf("promise %q, want control", f.Promise)
+			}
+			if f.Summary.Broken || f.Summary.LostMax == 0 && f.Summary.FailedRecoveries == 0 {
+				t.Fatalf("no loss seen: %s", f.Summary.Verdict)
+			}
+		})
+	}
+}
+
+// Settings that sync every commit lose nothing on a power cut.
+func TestPowerCutDurableSettings(t *testing.T) {
+	layer := powerLayer(t)
+	for _, tc := range []struct {
+		kind     string
+		settings map[string]string
+	}{
+		{"sqlite", map[string]string{"synchronous": "FULL", "journal_mode": "WAL"}},
+		{"pebble", map[string]string{"sync": "true"}},
+		{"bbolt", map[string]string{"NoSync": "false"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f := crashTest(t, tc.kind, "power", 1, tc.settings, layer)
+			if f.Promise != Durable || f.Summary.Broken {
+				t.Fatalf("promise %q: %s", f.Promise, f.Summary.Verdict)
+			}
+		})
+	}
+}
+
+// Badger with SyncWrites=true creates a new value log at every open and fsyncs its directory
+// only at Close, so under the layer's strict model a power cut removes the file and every
+// commit in it. The broken promise is reported loudly and its evidence kept.
+func TestPowerCutBrokenPromiseKeepsEvidence(t *testing.T) {
+	layer := powerLayer(t)
+	out := t.TempDir()
+	cfg := Config{Kind: "badger", Settings: map[string]string{"SyncWrites": "true"}, Kill: "power", Crashes: 1, Clients: 1, Batch: 1,
+		Seed: 7, MinRun: 300 * time.Millisecond, MaxRun: 300 * time.Millisecond, Out: out, Child: []string{os.Args[0]}, Layer: layer}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(s.Verdict)
+	if !s.Broken || !strings.Contains(s.Verdict, "DURABILITY PROMISE BROKEN") || !strings.Contains(s.Verdict, "evidence kept") {
+		t.Fatalf("verdict %q", s.Verdict)
+	}
+	for _, keep := range []string{"crash-1/data/MANIFEST", "crash-1/acks/acks-0.log", "crash-1/verify.json", "crash-1/result.json"} {
+		if _, err := os.Stat(filepath.Join(out, keep)); err != nil {
+			t.Errorf("evidence %s not kept: %v", keep, err)
+		}
+	}
+}

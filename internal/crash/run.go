@@ -1,0 +1,287 @@
+package crash
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Config is one crash test: a target with its settings, crashed Crashes times.
+type Config struct {
+	Kind     string            // an embedded kind (Embedded)
+	Settings map[string]string // in the engine's own terms
+	Kill     string            // "process" or "power"
+	Crashes  int
+	Clients  int
+	Batch    int // rows per transaction
+	Seed     uint64
+	// MinRun and MaxRun bound the time from the target's opening to the crash; the instant
+	// is drawn from the seed, per crash, and recorded.
+	MinRun, MaxRun time.Duration
+	Out            string   // the run directory
+	Child          []string // the command that runs a child (ChildMain) with ChildEnv set
+	// Layer makes the power-loss layer for kill "power"; nil otherwise.
+	Layer    func() Layer
+	KeepData bool
+	Meta     map[string]any // the command, build and host, for run.json
+	Log      io.Writer      // one line per crash
+}
+
+// Layer is the power-loss file system under a crash's data directory (internal/powerfs).
+type Layer interface {
+	Mount(backing, mnt string) error // serve backing at mnt
+	Cut() error                      // power cut: discard what was not synced, unmount
+	Unmount() error                  // clean stop: keep everything
+	Sync() error                     // make everything so far durable
+}
+
+// Run runs the crashes, writing each result and then crash.json to cfg.Out, and returns the
+// summary.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if cfg.Kill != "process" && cfg.Kill != "power" {
+		return nil, fmt.Errorf("--kill must be process or power (got %q)", cfg.Kill)
+	}
+	if cfg.Kill == "power" && cfg.Layer == nil {
+		return nil, errors.New("--kill power needs the power-loss layer")
+	}
+	if cfg.MaxRun < cfg.MinRun {
+		return nil, fmt.Errorf("the longest run before a crash (%v) is shorter than the shortest (%v)", cfg.MaxRun, cfg.MinRun)
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	promise, why := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
+	f := File{Config: fileConfig(cfg), Promise: promise, Why: why, Started: time.Now().UTC()}
+	if err := writeJSON(filepath.Join(cfg.Out, "crash.json"), f); err != nil {
+		return nil, err
+	}
+	for i := 1; i <= cfg.Crashes; i++ {
+		r, settings, err := runOne(ctx, cfg, i)
+		if err != nil {
+			f.Error = err.Error()
+			break
+		}
+		f.Settings = settings
+		f.Results = append(f.Results, r)
+		if cfg.Log != nil {
+			fmt.Fprintln(cfg.Log, r.Line())
+		}
+	}
+	f.Summary = Summarize(f.Results, promise)
+	f.Finished = time.Now().UTC()
+	if err := writeJSON(filepath.Join(cfg.Out, "crash.json"), f); err != nil {
+		return nil, err
+	}
+	if f.Error != "" {
+		return &f.Summary, errors.New(f.Error)
+	}
+	return &f.Summary, nil
+}
+
+// runOne runs crash i: write until the drawn instant, crash, recover, read back, compare.
+func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, error) {
+	dir := filepath.Join(cfg.Out, fmt.Sprintf("crash-%d", i))
+	data, acks := filepath.Join(dir, "data"), filepath.Join(dir, "acks")
+	for _, d := range []string{data, acks} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return Result{}, nil, err
+		}
+	}
+	engineDir := data
+	var layer Layer
+	if cfg.Kill == "power" {
+		engineDir = filepath.Join(dir, "mnt")
+		layer = cfg.Layer()
+		if err := layer.Mount(data, engineDir); err != nil {
+			return Result{}, nil, fmt.Errorf("crash %d: mounting the power-loss layer: %w", i, err)
+		}
+	}
+	spec := ChildSpec{Mode: "create", Kind: cfg.Kind, Dir: engineDir, Settings: cfg.Settings, AckDir: acks,
+		Clients: max(cfg.Clients, 1), Batch: max(cfg.Batch, 1), Seed: cfg.Seed}
+	if layer != nil {
+		// The database is created and made durable first, as one that has existed for long:
+		// the crash then tests the commits, not the creation of the files.
+		if err := createDurably(ctx, cfg, spec, dir, layer); err != nil {
+			layer.Unmount()
+			return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
+		}
+	}
+	spec.Mode = "write"
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+	delay := cfg.MinRun + time.Duration(rng.Int64N(int64(cfg.MaxRun-cfg.MinRun)+1))
+	opened, crashed, settings, err := writeAndKill(ctx, cfg, spec, dir, delay)
+	if err == nil && layer != nil {
+		if err = layer.Cut(); err == nil {
+			err = layer.Mount(data, engineDir)
+		}
+	}
+	if err != nil {
+		if layer != nil {
+			layer.Unmount()
+		}
+		return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
+	}
+	spec.Mode, spec.Out = "verify", filepath.Join(dir, "verify.json")
+	v, err := runVerify(ctx, cfg, spec, dir)
+	if layer != nil {
+		if uerr := layer.Unmount(); uerr != nil && err == nil {
+			err = fmt.Errorf("unmounting the power-loss layer: %w", uerr)
+		}
+	}
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
+	}
+	all := map[int][]Ack{}
+	for c := range spec.Clients {
+		if all[c], err = ReadAcks(acks, c); err != nil {
+			return Result{}, nil, err
+		}
+	}
+	r := Analyze(all, v, opened, crashed, spec.Batch)
+	r.Crash = i
+	if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
+		return r, nil, err
+	}
+	promise, _ := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
+	if !cfg.KeepData && !(promise == Durable && r.Broken()) {
+		os.RemoveAll(data)
+		os.Remove(engineDir)
+	}
+	return r, settings, nil
+}
+
+// writeAndKill starts the writer, waits until it is ready, lets it write for delay and kills it.
+func writeAndKill(ctx context.Context, cfg Config, spec ChildSpec, dir string, delay time.Duration) (opened, crashed time.Time, settings map[string]string, err error) {
+	cmd, stdout, err := startChild(ctx, cfg, spec, filepath.Join(dir, "writer.stderr"))
+	if err != nil {
+		return
+	}
+	line, err := readLine(stdout, 2*time.Minute)
+	if err != nil || !strings.HasPrefix(line, "ready") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return opened, crashed, nil, fmt.Errorf("the writer did not start (%v): %s", err, tailFile(filepath.Join(dir, "writer.stderr")))
+	}
+	opened = time.Now()
+	json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(line, "ready"))), &settings)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-time.After(delay):
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		<-exited
+		return opened, crashed, nil, ctx.Err()
+	case err := <-exited:
+		return opened, crashed, nil, fmt.Errorf("the writer stopped before the crash (%v): %s", err, tailFile(filepath.Join(dir, "writer.stderr")))
+	}
+	crashed = time.Now()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return opened, crashed, nil, err
+	}
+	<-exited
+	return opened, crashed, settings, nil
+}
+
+// createDurably opens and closes the target in a child, then syncs the layer.
+func createDurably(ctx context.Context, cfg Config, spec ChildSpec, dir string, layer Layer) error {
+	cmd, _, err := startChild(ctx, cfg, spec, filepath.Join(dir, "create.stderr"))
+	if err != nil {
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("creating the database (%v): %s", err, tailFile(filepath.Join(dir, "create.stderr")))
+	}
+	return layer.Sync()
+}
+
+// runVerify runs the verifier and reads what it found.
+func runVerify(ctx context.Context, cfg Config, spec ChildSpec, dir string) (Verified, error) {
+	var v Verified
+	cmd, _, err := startChild(ctx, cfg, spec, filepath.Join(dir, "verify.stderr"))
+	if err != nil {
+		return v, err
+	}
+	werr := cmd.Wait()
+	b, err := os.ReadFile(spec.Out)
+	if err != nil {
+		// The verifier died (a panic in recovery is a failed recovery, not a failed test).
+		v.Error = fmt.Sprintf("the recovering process failed (%v): %s", werr, tailFile(filepath.Join(dir, "verify.stderr")))
+		return v, nil
+	}
+	return v, json.Unmarshal(b, &v)
+}
+
+func startChild(ctx context.Context, cfg Config, spec ChildSpec, stderr string) (*exec.Cmd, *bufio.Reader, error) {
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, cfg.Child[0], cfg.Child[1:]...)
+	cmd.Env = append(os.Environ(), ChildEnv+"="+string(js))
+	ef, err := os.Create(stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ef.Close()
+	cmd.Stderr = ef
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return cmd, bufio.NewReader(out), nil
+}
+
+// readLine reads one line, or fails after d.
+func readLine(r *bufio.Reader, d time.Duration) (string, error) {
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { s, err := r.ReadString('\n'); ch <- res{s, err} }()
+	select {
+	case x := <-ch:
+		return x.s, x.err
+	case <-time.After(d):
+		return "", fmt.Errorf("no line in %v", d)
+	}
+}
+
+// tailFile returns the last lines of a file, for an error message.
+func tailFile(path string) string {
+	b, _ := os.ReadFile(path)
+	s := strings.TrimSpace(string(b))
+	if len(s) > 600 {
+		s = "..." + s[len(s)-600:]
+	}
+	if s == "" {
+		return "(nothing on its standard error)"
+	}
+	return s
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
