@@ -4,9 +4,11 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -55,13 +57,39 @@ func Load(path string) ([]Run, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("plan %s is not a valid plan file: %v (see 'dbperf run insert --help')", path, err)
+		return nil, fmt.Errorf("plan %s is not a valid plan file: %s%v (see 'dbperf run insert --help')", path, where(b, err), err)
 	}
 	runs, err := f.Expand()
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
 	return runs, nil
+}
+
+// where is "line L, column C: " of a JSON decoding error that has an offset (a syntax error, a
+// value of the wrong type), else "".
+func where(b []byte, err error) string {
+	var offset int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		offset = int64(len(b))
+	}
+	if offset < 0 {
+		return ""
+	}
+	offset = min(offset, int64(len(b)))
+	line := 1 + bytes.Count(b[:offset], []byte("\n"))
+	col := int(offset) - bytes.LastIndexByte(b[:offset], '\n')
+	if offset > 0 && (syn != nil || typ != nil) { // the offset is just past what is wrong
+		col = max(col-1, 1)
+	}
+	return fmt.Sprintf("line %d, column %d: ", line, col)
 }
 
 // Expand turns a plan into runs, one per target and one per server and config.

@@ -112,3 +112,21 @@ func TestFromTargets(t *testing.T) {
 		t.Errorf("a bad target is reported as it is: %v", err)
 	}
 }
+
+// TestLoadSaysWhere: a plan that is not valid JSON, or has a value of the wrong type, names
+// the line and column of the mistake.
+func TestLoadSaysWhere(t *testing.T) {
+	cases := map[string]string{
+		"{\"runs\": [\n  {\"target\": \"pebble\"},\n  {\"target\": \"bbolt\",}\n]}\n": "line 3, column 22: invalid character '}'",
+		"{\"runs\": [\n  {\"target\": 5}\n]}\n":                                      "line 2, column 14: json: cannot unmarshal number",
+		"{\"runs\": [\n  {\"target\": \"x\"":                                        "line 2, column 17: unexpected EOF",
+	}
+	for text, want := range cases {
+		path := filepath.Join(t.TempDir(), "plan.json")
+		os.WriteFile(path, []byte(text), 0o644)
+		_, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v; want %q", text, err, want)
+		}
+	}
+}
