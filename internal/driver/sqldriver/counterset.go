@@ -151,7 +151,7 @@ var mysqlGauges = []string{
 	"innodb_mem_*", "innodb_num_open_files", "innodb_buffer_pool_load_*", "innodb_buffer_pool_dump_*",
 	"innodb_undo_*_size", "threads_*", "open_*", "max_used_connections", "memory_used*",
 	"key_blocks_*", "qcache_free_*", "qcache_queries_in_cache", "qcache_total_blocks", "tc_log_page_size",
-	"slave_open_temp_tables", "rocksdb_memtable_*", "rocksdb_block_cache_usage", "rocksdb_num_*",
+	"slave_open_temp_tables", "rocksdb_memtable_total", "rocksdb_memtable_unflushed", "rocksdb_block_cache_usage", "rocksdb_num_iterators",
 	"rocksdb_cf.*", "rocksdb_compaction.*.avgsec", "rocksdb_compaction.*.numfiles",
 	"rocksdb_compaction.*.readmbps", "rocksdb_compaction.*.writembps", "rocksdb_compaction.*.score",
 	"rocksdb_compaction.*.sizebytes", "rocksdb_compaction.*.writeamp",

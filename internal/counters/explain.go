@@ -1,0 +1,173 @@
+package counters
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// Figure is one line of an explanation: a definition's value, or a counter's rate and
+// increase per op (a running total) or its mean, smallest and largest value (a gauge).
+type Figure struct {
+	Name, Doc string
+	Kind      archive.CounterKind // of a counter; KindUnknown for a definition
+	Value     float64             // a definition's value, a running total's rate/s, a gauge's mean
+	PerOp     float64             // a running total's increase per op
+	Min, Max  float64             // a gauge's
+}
+
+// Defined evaluates the definitions that apply to the step over the window, in their order,
+// leaving out the undefined ones.
+func (s *Step) Defined(defs []*Def, w Window) []Figure {
+	e := s.env(w, defs)
+	var out []Figure
+	for _, d := range s.Applicable(defs) {
+		if v := e.variable(d.Name); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, Figure{Name: d.Name, Doc: d.Doc, Value: v})
+		}
+	}
+	return out
+}
+
+// Synthetic tells the counters dbperf added beside the DBMS's (op.*, host.*).
+func Synthetic(name string) bool {
+	return strings.HasPrefix(name, "op.") || strings.HasPrefix(name, "host.")
+}
+
+// Counters are the DBMS's counters over the window, by name: those that changed in it, or
+// all known ones with all.
+func (s *Step) Counters(w Window, all bool) []Figure {
+	ops := s.OpsRate(w) * s.Seconds(w)
+	var out []Figure
+	for _, n := range s.Names {
+		if Synthetic(n) {
+			continue
+		}
+		f := Figure{Name: n, Kind: s.Kinds[n], PerOp: math.NaN()}
+		if f.Kind == archive.KindGauge {
+			f.Value, f.Min, f.Max = s.Gauge(n, w)
+			if math.IsNaN(f.Value) || !all && f.Min == f.Max && s.same(n, w) {
+				continue
+			}
+		} else {
+			d, ok := s.Increase(n, w)
+			if !ok || !all && d == 0 {
+				continue
+			}
+			f.Value = d / s.Seconds(w)
+			if ops > 0 {
+				f.PerOp = d / ops
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// same: the gauge has one value over the window, its start included.
+func (s *Step) same(n string, w Window) bool {
+	v := s.Values[n]
+	first := math.NaN()
+	for j := max(w.From, 0); j <= w.To && j < len(v); j++ {
+		if math.IsNaN(v[j]) {
+			continue
+		}
+		if math.IsNaN(first) {
+			first = v[j]
+		} else if v[j] != first {
+			return false
+		}
+	}
+	return true
+}
+
+// Moved is a counter whose figure in a window differs from the step's typical interval:
+// a running total's rate/s, a gauge's mean.
+type Moved struct {
+	Name   string
+	Kind   archive.CounterKind
+	Window float64 // in the window
+	Median float64 // the median over the step's intervals
+	Score  float64 // |window - median| over the larger of the median, the median deviation and the step's mean
+}
+
+// Movers ranks the counters (the DBMS's and the host's) by how far their figure in w is
+// from the step's median interval, the largest first, at most n.
+func (s *Step) Movers(w Window, n int) []Moved {
+	var out []Moved
+	for _, name := range s.Names {
+		if strings.HasPrefix(name, "op.") {
+			continue
+		}
+		kind := s.Kinds[name]
+		fig := func(win Window) float64 {
+			if kind == archive.KindGauge {
+				m, _, _ := s.Gauge(name, win)
+				return m
+			}
+			return s.Rate(name, win)
+		}
+		x := fig(w)
+		if math.IsNaN(x) {
+			continue
+		}
+		var per []float64
+		for k := 1; k < len(s.TSec); k++ {
+			if v := fig(Window{k - 1, k}); !math.IsNaN(v) {
+				per = append(per, v)
+			}
+		}
+		if len(per) < 2 {
+			continue
+		}
+		med := median(per)
+		dev := make([]float64, len(per))
+		mean := 0.0
+		for i, v := range per {
+			dev[i], mean = math.Abs(v-med), mean+v/float64(len(per))
+		}
+		scale := max(math.Abs(med), median(dev), math.Abs(mean), 1e-12)
+		if d := math.Abs(x - med); d > 0 {
+			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+func median(v []float64) float64 {
+	c := append([]float64(nil), v...)
+	sort.Float64s(c)
+	return measure.Percentile(c, 50)
+}
+
+// StallWindows are the windows of a step's stalls (consecutive stalled intervals, by their
+// t_sec in summary.json), as tick windows of the step.
+func (s *Step) StallWindows(st *measure.Stalls) []Window {
+	if st == nil {
+		return nil
+	}
+	tick := map[float64]int{}
+	for i, t := range s.TSec {
+		tick[measure.Round(t, 3)] = i
+	}
+	var out []Window
+	for _, t := range st.At {
+		i, ok := tick[measure.Round(t, 3)]
+		if !ok || i == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].To == i-1 {
+			out[n-1].To = i
+			continue
+		}
+		out = append(out, Window{i - 1, i})
+	}
+	return out
+}
