@@ -16,7 +16,10 @@ import (
 // fakeRun writes a run of one step, "s", of 10 one-second intervals: 1000 queries a second;
 // db.blks_read grows 2000 a second except 20000 in the 6th; a gauge dirty_pages goes 5, 6, 7, ...;
 // the host's CPU is 50% of 2 cores, its context switches 3000 a second.
-func fakeRun(t *testing.T, target archive.Target) string {
+func fakeRun(t *testing.T, target archive.Target) string { return fakeRunAt(t, target, 0) }
+
+// fakeRunAt is fakeRun with the counters' first tick (the step's start sample) at start.
+func fakeRunAt(t *testing.T, target archive.Target, start float64) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	meta := archive.Run{Name: "r", Target: target, Host: archive.Host{Cores: 2},
@@ -45,7 +48,11 @@ func fakeRun(t *testing.T, target archive.Target) string {
 		if i == 6 {
 			reads += 18000
 		}
-		c.Sample(float64(i), 0, map[string]float64{"db.blks_read": reads, "dirty_pages": float64(5 + i), "db.xact_commit": 1000 * float64(i)}, false, kind)
+		at := float64(i)
+		if i == 0 {
+			at = start
+		}
+		c.Sample(at, 0, map[string]float64{"db.blks_read": reads, "dirty_pages": float64(5 + i), "db.xact_commit": 1000 * float64(i)}, false, kind)
 	}
 	if err := w.Finish(archive.Step{Step: "s", Complete: true}); err != nil {
 		t.Fatal(err)
@@ -114,6 +121,12 @@ func TestRatesPerOp(t *testing.T) {
 	}
 	if _, ok := vit["wal_fpi_per_op"]; ok {
 		t.Error("a sign whose counters the run lacks is shown")
+	}
+	// The monitor's first sample comes a little after the step's start: the ops done by the
+	// first interval's end still count from that tick, over the seconds since it.
+	s = load(t, fakeRunAt(t, archive.Target{Kind: "postgres"}, 0.002))
+	if got, want := s.OpsRate(s.Whole()), 10000/9.998; !near(got, want) || s.Values["op.query"][0] != 0 {
+		t.Errorf("ops rate %g, want %g", got, want)
 	}
 }
 

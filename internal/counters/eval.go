@@ -25,11 +25,20 @@ func (s *Step) Seconds(w Window) float64 {
 // it is known at; a value below the one before is a reset (a restarted server, a reopened
 // engine), counted from zero. False when fewer than two ticks are known.
 func (s *Step) Increase(name string, w Window) (float64, bool) {
+	d, _, ok := s.increase(name, w)
+	return d, ok
+}
+
+// increase is Increase and the seconds between the first and last tick known.
+func (s *Step) increase(name string, w Window) (sum, secs float64, ok bool) {
 	v := s.Values[name]
-	prev, sum, ok := math.NaN(), 0.0, false
+	prev, first := math.NaN(), -1
 	for j := max(w.From, 0); j <= w.To && j < len(v); j++ {
 		if math.IsNaN(v[j]) {
 			continue
+		}
+		if first < 0 {
+			first = j
 		}
 		if !math.IsNaN(prev) {
 			d := v[j] - prev
@@ -37,16 +46,17 @@ func (s *Step) Increase(name string, w Window) (float64, bool) {
 				d = v[j]
 			}
 			sum, ok = sum+d, true
+			secs = s.TSec[j] - s.TSec[first]
 		}
 		prev = v[j]
 	}
-	return sum, ok
+	return sum, secs, ok
 }
 
-// Rate is a running total's increase per second over the window; NaN when not known.
+// Rate is a running total's increase per second over the ticks of the window it is known
+// at; NaN when not known.
 func (s *Step) Rate(name string, w Window) float64 {
-	secs := s.Seconds(w)
-	d, ok := s.Increase(name, w)
+	d, secs, ok := s.increase(name, w)
 	if !ok || secs <= 0 {
 		return math.NaN()
 	}
@@ -142,17 +152,18 @@ func (e *env) call(fn string, patterns []string) float64 {
 			if e.s.Kinds[n] == archive.KindGauge {
 				continue // a level has no rate
 			}
-			if d, ok := e.s.Increase(n, e.w); ok {
-				sum, known = sum+d, true
+			v := e.s.Rate(n, e.w)
+			if fn == "delta" {
+				var ok bool
+				if v, ok = e.s.Increase(n, e.w); !ok {
+					v = math.NaN()
+				}
+			}
+			if !math.IsNaN(v) {
+				sum, known = sum+v, true
 			}
 		}
 		if !known {
-			return math.NaN()
-		}
-		if fn == "rate" {
-			if secs := e.s.Seconds(e.w); secs > 0 {
-				return sum / secs
-			}
 			return math.NaN()
 		}
 		return sum

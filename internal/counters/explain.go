@@ -40,7 +40,7 @@ func Synthetic(name string) bool {
 // Counters are the DBMS's counters over the window, by name: those that changed in it, or
 // all known ones with all.
 func (s *Step) Counters(w Window, all bool) []Figure {
-	ops := s.OpsRate(w) * s.Seconds(w)
+	ops := s.OpsRate(w)
 	var out []Figure
 	for _, n := range s.Names {
 		if Synthetic(n) {
@@ -57,9 +57,9 @@ func (s *Step) Counters(w Window, all bool) []Figure {
 			if !ok || !all && d == 0 {
 				continue
 			}
-			f.Value = d / s.Seconds(w)
+			f.Value = s.Rate(n, w)
 			if ops > 0 {
-				f.PerOp = d / ops
+				f.PerOp = f.Value / ops
 			}
 		}
 		out = append(out, f)
@@ -87,11 +87,11 @@ func (s *Step) same(n string, w Window) bool {
 // Moved is a counter whose figure in a window differs from the step's typical interval:
 // a running total's rate/s, a gauge's mean.
 type Moved struct {
-	Name   string
-	Kind   archive.CounterKind
-	Window float64 // in the window
-	Median float64 // the median over the step's intervals
-	Score  float64 // |window - median| over the larger of the median, the median deviation and the step's mean
+	Name   string              `json:"name"`
+	Kind   archive.CounterKind `json:"-"`
+	Window float64             `json:"window"` // in the window
+	Median float64             `json:"median"` // the median over the step's intervals
+	Score  float64             `json:"score"`  // |window - median| over the larger of the median, the median deviation and the step's mean
 }
 
 // Movers ranks the counters (the DBMS's and the host's) by how far their figure in w is

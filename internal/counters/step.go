@@ -166,8 +166,8 @@ func (s *Step) add(name string, kind archive.CounterKind, ticks []int, vals []fl
 	for i := range v {
 		v[i] = math.NaN()
 	}
-	if kind == archive.KindCumulative && len(v) > 0 && s.TSec[0] == 0 {
-		v[0] = 0 // nothing done before the step's start (an old dbms.csv has no such tick)
+	if kind == archive.KindCumulative && len(v) > 0 && len(ticks) > 0 && ticks[0] != 0 {
+		v[0] = 0 // the counters' first tick is the step's start, before any row (an old dbms.csv has none)
 	}
 	for i, j := range ticks {
 		if j >= 0 {
