@@ -72,6 +72,7 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	root.AddCommand(runCmd(), searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
 	root.AddCommand(mergeCmd()) // sharded runs: merge.go
 	root.AddCommand(crashCmd()) // lost commits: crash.go, docs/reliability.md
+
 	root.AddCommand(countersCmd()) // DBMS counters per op: counters.go, docs/counters.md
 	if err := root.Execute(); err != nil {
 		var ee *exitError
