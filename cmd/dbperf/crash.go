@@ -26,6 +26,8 @@ func crashCmd() *cobra.Command {
 		seed              uint64
 		minRun, maxRun    time.Duration
 		keepData          bool
+		port              int
+		serverDir         string
 	)
 	c := &cobra.Command{
 		Use:   "crash",
@@ -41,6 +43,8 @@ A setting that promises durability must lose nothing: "durable: 0 lost in K cras
 is reported loudly and its data directory kept. See docs/reliability.md.`,
 		Example: `  dbperf crash --target sqlite --set synchronous=NORMAL --set journal_mode=WAL --kill power --crashes 10
   dbperf crash --target pebble --set sync=false --kill process --crashes 20
+  dbperf crash --target postgres --set synchronous_commit=off --kill process
+  dbperf crash --target mariadb-innodb --set innodb_flush_log_at_trx_commit=2 --kill power
   dbperf crash summary runs/crash-*`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -60,6 +64,7 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 			}
 			cfg := crash.Config{Kind: target, Settings: settings, Kill: kill, Crashes: crashes, Clients: clients, Batch: batch,
 				Seed: seed, MinRun: minRun, MaxRun: maxRun, Out: out, Child: []string{exe, "crash", "child"}, KeepData: keepData,
+				Port: port, ServerDir: serverDir,
 				Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()}, Log: c.OutOrStdout()}
 			if kill == "power" {
 				cfg.Layer = func() crash.Layer { return powerfs.NewProcess([]string{exe, "crash", "powerfs"}) }
@@ -67,8 +72,12 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			promise, why := crash.Promise(target, settings, kill)
+			shown := strings.Join(sets, " ")
+			if shown == "" {
+				shown = "defaults"
+			}
 			fmt.Fprintf(c.OutOrStdout(), "crash test of %s (%s), kill %s, %d crashes into %s, seed %d\npromise: %s: %s\n",
-				target, strings.Join(sets, " "), kill, crashes, out, seed, promise, why)
+				target, shown, kill, crashes, out, seed, promise, why)
 			s, err := crash.Run(ctx, cfg)
 			if s != nil {
 				fmt.Fprintln(c.OutOrStdout(), s.Verdict)
@@ -83,7 +92,9 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&target, "target", "sqlite", "embedded target: "+strings.Join(crash.Embedded, ", "))
+	f.StringVar(&target, "target", "sqlite", "embedded target ("+strings.Join(crash.Embedded, ", ")+") or a private server dbperf starts, crashes and restarts itself ("+strings.Join(crash.Servers, ", ")+")")
+	f.IntVar(&port, "port", 0, "the private server's port on 127.0.0.1 (default 15461 for postgres, 13461 for mariadb)")
+	f.StringVar(&serverDir, "server-dir", "", "the private server's directory, emptied first (default /tmp/dbperf-crash-KIND-PORT)")
 	f.StringArrayVar(&sets, "set", nil, "NAME=VALUE: a setting in the engine's own terms (repeatable), e.g. synchronous=NORMAL, sync=false, NoSync=true, SyncWrites=true")
 	f.StringVar(&kill, "kill", "process", "process (SIGKILL) or power (discard every write not fsynced)")
 	f.IntVar(&crashes, "crashes", 3, "crashes of this setting")

@@ -84,3 +84,32 @@ func TestRanges(t *testing.T) {
 		t.Fatalf("got %v %d", r, d)
 	}
 }
+
+// Settings that matter only for torn writes are refused under a power cut, and the known
+// controls are named as such.
+func TestPromises(t *testing.T) {
+	for _, tc := range []struct {
+		kind, kill string
+		settings   map[string]string
+		want       string
+	}{
+		{"postgres", "power", map[string]string{"full_page_writes": "off"}, Refused},
+		{"mariadb-innodb", "power", map[string]string{"innodb_doublewrite": "0"}, Refused},
+		{"postgres", "power", map[string]string{"fsync": "off"}, Control},
+		{"postgres", "process", map[string]string{"fsync": "off"}, Durable},
+		{"postgres", "power", nil, Durable},
+		{"postgres", "process", map[string]string{"synchronous_commit": "off"}, NoClaim},
+		{"mariadb-innodb", "process", map[string]string{"innodb_flush_log_at_trx_commit": "2"}, Durable},
+		{"mariadb-innodb", "power", map[string]string{"innodb_flush_log_at_trx_commit": "2"}, NoClaim},
+		{"mariadb-myrocks", "power", nil, Durable},
+		{"sqlite", "power", map[string]string{"synchronous": "OFF"}, Control},
+		{"sqlite", "power", map[string]string{"synchronous": "NORMAL", "journal_mode": "WAL"}, NoClaim},
+		{"sqlite", "process", map[string]string{"synchronous": "OFF"}, Durable},
+		{"pebble", "process", map[string]string{"sync": "false"}, NoClaim},
+		{"bbolt", "power", map[string]string{"NoSync": "true"}, Control},
+	} {
+		if got, why := Promise(tc.kind, tc.settings, tc.kill); got != tc.want {
+			t.Errorf("%s %v under %s: %s (%s), want %s", tc.kind, tc.settings, tc.kill, got, why, tc.want)
+		}
+	}
+}

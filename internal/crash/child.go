@@ -25,6 +25,7 @@ type ChildSpec struct {
 	Batch    int               `json:"batch,omitempty"`
 	Seed     uint64            `json:"seed,omitempty"`
 	Out      string            `json:"out,omitempty"`
+	Fresh    bool              `json:"fresh,omitempty"` // create: drop the server's table first
 }
 
 // Verified is what a verify child read back.
@@ -56,10 +57,7 @@ func ChildMain() {
 	if err == nil {
 		switch spec.Mode {
 		case "create":
-			var st Store
-			if st, err = OpenStore(spec.Kind, spec.Dir, spec.Settings); err == nil {
-				err = st.Close()
-			}
+			err = create(spec)
 		case "write":
 			err = write(spec)
 		case "verify":
@@ -73,6 +71,31 @@ func ChildMain() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// create opens the target (a new table on a server with Fresh) and closes it.
+func create(spec ChildSpec) error {
+	st, err := OpenStore(spec.Kind, spec.Dir, spec.Settings)
+	if err != nil {
+		return err
+	}
+	if r, ok := st.(interface{ Reset() error }); ok && spec.Fresh {
+		if err := r.Reset(); err != nil {
+			st.Close()
+			return err
+		}
+		st.Close()
+		if st, err = OpenStore(spec.Kind, spec.Dir, spec.Settings); err != nil {
+			return err
+		}
+	}
+	if c, ok := st.(interface{ Checkpoint() error }); ok {
+		if err := c.Checkpoint(); err != nil {
+			st.Close()
+			return err
+		}
+	}
+	return st.Close()
 }
 
 // write inserts rows from every client until the process is killed; "ready" on standard output

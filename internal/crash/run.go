@@ -18,7 +18,7 @@ import (
 
 // Config is one crash test: a target with its settings, crashed Crashes times.
 type Config struct {
-	Kind     string            // an embedded kind (Embedded)
+	Kind     string            // an embedded kind (Embedded) or a server kind (Servers)
 	Settings map[string]string // in the engine's own terms
 	Kill     string            // "process" or "power"
 	Crashes  int
@@ -33,8 +33,12 @@ type Config struct {
 	// Layer makes the power-loss layer for kill "power"; nil otherwise.
 	Layer    func() Layer
 	KeepData bool
-	Meta     map[string]any // the command, build and host, for run.json
-	Log      io.Writer      // one line per crash
+	// Port and ServerDir place a private server (defaults: 15461 or 13461, and
+	// /tmp/dbperf-crash-KIND-PORT).
+	Port      int
+	ServerDir string
+	Meta      map[string]any // the command, build and host, for run.json
+	Log       io.Writer      // one line per crash
 }
 
 // Layer is the power-loss file system under a crash's data directory (internal/powerfs).
@@ -61,12 +65,24 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	promise, why := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
+	if promise == Refused {
+		return nil, errors.New(why)
+	}
 	f := File{Config: fileConfig(cfg), Promise: promise, Why: why, Started: time.Now().UTC()}
 	if err := writeJSON(filepath.Join(cfg.Out, "crash.json"), f); err != nil {
 		return nil, err
 	}
+	one := runOne
+	if isServer(cfg.Kind) {
+		ps, err := startPrivate(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer ps.stop(context.WithoutCancel(ctx))
+		one = ps.crash
+	}
 	for i := 1; i <= cfg.Crashes; i++ {
-		r, settings, err := runOne(ctx, cfg, i)
+		r, settings, err := one(ctx, cfg, i)
 		if err != nil {
 			f.Error = err.Error()
 			break
@@ -117,9 +133,8 @@ func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, 
 		}
 	}
 	spec.Mode = "write"
-	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-	delay := cfg.MinRun + time.Duration(rng.Int64N(int64(cfg.MaxRun-cfg.MinRun)+1))
-	opened, crashed, settings, err := writeAndKill(ctx, cfg, spec, dir, delay)
+	delay := crashDelay(cfg, i)
+	opened, crashed, settings, err := writeAndKill(ctx, cfg, spec, dir, delay, killChild)
 	if err == nil && layer != nil {
 		if err = layer.Cut(); err == nil {
 			err = layer.Mount(data, engineDir)
@@ -141,15 +156,8 @@ func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, 
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
 	}
-	all := map[int][]Ack{}
-	for c := range spec.Clients {
-		if all[c], err = ReadAcks(acks, c); err != nil {
-			return Result{}, nil, err
-		}
-	}
-	r := Analyze(all, v, opened, crashed, spec.Batch)
-	r.Crash = i
-	if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
+	r, err := analyzeDir(cfg, v, acks, opened, crashed, spec, dir, i)
+	if err != nil {
 		return r, nil, err
 	}
 	promise, _ := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
@@ -160,8 +168,37 @@ func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, 
 	return r, settings, nil
 }
 
-// writeAndKill starts the writer, waits until it is ready, lets it write for delay and kills it.
-func writeAndKill(ctx context.Context, cfg Config, spec ChildSpec, dir string, delay time.Duration) (opened, crashed time.Time, settings map[string]string, err error) {
+// crashDelay is crash i's time from the opening to the crash, drawn from the seed.
+func crashDelay(cfg Config, i int) time.Duration {
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+	return cfg.MinRun + time.Duration(rng.Int64N(int64(cfg.MaxRun-cfg.MinRun)+1))
+}
+
+// analyzeDir reads a crash's acknowledgements, compares them with what was read back and
+// writes result.json.
+func analyzeDir(cfg Config, v Verified, acks string, opened, crashed time.Time, spec ChildSpec, dir string, i int) (Result, error) {
+	all := map[int][]Ack{}
+	for c := range spec.Clients {
+		a, err := ReadAcks(acks, c)
+		if err != nil {
+			return Result{}, err
+		}
+		all[c] = a
+	}
+	r := Analyze(all, v, opened, crashed, spec.Batch)
+	r.Crash = i
+	return r, writeJSON(filepath.Join(dir, "result.json"), r)
+}
+
+// killChild crashes an embedded engine: SIGKILL of the child that holds it.
+func killChild(cmd *exec.Cmd) (time.Time, error) {
+	err := cmd.Process.Signal(syscall.SIGKILL)
+	return time.Now(), err
+}
+
+// writeAndKill starts the writer, waits until it is ready, lets it write for delay, crashes the
+// target with kill (which returns the instant of the crash) and waits for the writer to end (killing it after 10 s).
+func writeAndKill(ctx context.Context, cfg Config, spec ChildSpec, dir string, delay time.Duration, kill func(*exec.Cmd) (time.Time, error)) (opened, crashed time.Time, settings map[string]string, err error) {
 	cmd, stdout, err := startChild(ctx, cfg, spec, filepath.Join(dir, "writer.stderr"))
 	if err != nil {
 		return
@@ -185,12 +222,14 @@ func writeAndKill(ctx context.Context, cfg Config, spec ChildSpec, dir string, d
 	case err := <-exited:
 		return opened, crashed, nil, fmt.Errorf("the writer stopped before the crash (%v): %s", err, tailFile(filepath.Join(dir, "writer.stderr")))
 	}
-	crashed = time.Now()
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		return opened, crashed, nil, err
+	crashed, kerr := kill(cmd)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
 	}
-	<-exited
-	return opened, crashed, settings, nil
+	return opened, crashed, settings, kerr
 }
 
 // createDurably opens and closes the target in a child, then syncs the layer.

@@ -46,6 +46,9 @@ func OpenStore(kind, dir string, settings map[string]string) (Store, error) {
 	if kind == "sqlite" {
 		return openSQLite(filepath.Join(dir, "crash.db"), settings)
 	}
+	if _, ok := serverEngines[kind]; ok {
+		return openServerStore(kind, dir, settings)
+	}
 	ss, ok := syncSetting[kind]
 	if !ok {
 		return nil, fmt.Errorf("crash: unknown embedded target %q (want one of %s)", kind, strings.Join(Embedded, ", "))

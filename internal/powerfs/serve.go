@@ -53,7 +53,7 @@ func mount(spec Spec) (*fuse.Server, *fsys, error) {
 		// cache keeps every stat truthful at little cost.
 		AttrTimeout: &zero, EntryTimeout: &zero,
 		MountOptions: fuse.MountOptions{AllowOther: true, DirectMount: true, FsName: "powerfs:" + spec.Backing, Name: "powerfs",
-			DisableXAttrs: true, MaxWrite: 1 << 20},
+			DisableXAttrs: true},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,102 @@
+package crash
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serverTest runs a short crash test of a private server on the test's own ports (never the
+// shared test servers') and directory under /tmp, which the server's user can reach.
+func serverTest(t *testing.T, kind, kill string, settings map[string]string, layer func() Layer) File {
+	t.Helper()
+	bin := map[string]string{"postgres": "/usr/lib/postgresql", "mariadb-innodb": "/usr/sbin/mariadbd", "mariadb-myrocks": "/usr/lib/mysql/plugin/ha_rocksdb.so"}[kind]
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s is not installed (%s)", kind, bin)
+	}
+	if _, err := exec.LookPath("cp"); err != nil {
+		t.Skip("no cp")
+	}
+	dir, err := os.MkdirTemp("", "dbperf-crash-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir); os.RemoveAll(dir + ".out") })
+	port := map[string]int{"postgres": 15471, "mariadb-innodb": 13471, "mariadb-myrocks": 13472}[kind]
+	out := dir + ".out"
+	cfg := Config{Kind: kind, Settings: settings, Kill: kill, Crashes: 1, Clients: 2, Batch: 1, Seed: 11,
+		MinRun: 700 * time.Millisecond, MaxRun: 1200 * time.Millisecond, Out: out, Child: []string{os.Args[0]}, Layer: layer,
+		Port: port, ServerDir: dir + "/server"}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Results {
+		t.Log(kind, kill, settings, r.Line())
+		if r.Acked == 0 {
+			t.Errorf("no commit acknowledged before the crash")
+		}
+	}
+	if len(f.Results) != 1 {
+		t.Fatalf("%d results", len(f.Results))
+	}
+	return f
+}
+
+// A SIGKILL of every server process loses nothing under the default (durable) settings, and the
+// server recovers; the settings read back from the server are recorded.
+func TestServerProcessKillDurable(t *testing.T) {
+	for _, kind := range []string{"postgres", "mariadb-innodb", "mariadb-myrocks"} {
+		t.Run(kind, func(t *testing.T) {
+			f := serverTest(t, kind, "process", nil, nil)
+			if f.Promise != Durable || f.Summary.Broken || f.Summary.FailedRecoveries != 0 {
+				t.Fatalf("%s: %s", f.Promise, f.Summary.Verdict)
+			}
+			if len(f.Settings) == 0 {
+				t.Errorf("no settings read back")
+			}
+		})
+	}
+}
+
+// Under a power cut, PostgreSQL's and InnoDB's defaults lose nothing, and fsync=off (the
+// known-unsafe control) loses commits: the test can see a loss on a server.
+func TestServerPowerCut(t *testing.T) {
+	layer := powerLayer(t)
+	t.Run("postgres-fsync-off", func(t *testing.T) {
+		f := serverTest(t, "postgres", "power", map[string]string{"fsync": "off"}, layer)
+		if f.Promise != Control || f.Summary.Broken {
+			t.Fatalf("%s: %s", f.Promise, f.Summary.Verdict)
+		}
+		if f.Settings["fsync"] != "off" {
+			t.Errorf("fsync read back as %q", f.Settings["fsync"])
+		}
+	})
+	for _, kind := range []string{"postgres", "mariadb-innodb"} {
+		t.Run(kind, func(t *testing.T) {
+			f := serverTest(t, kind, "power", nil, layer)
+			if f.Promise != Durable || f.Summary.Broken {
+				t.Fatalf("%s: %s", f.Promise, f.Summary.Verdict)
+			}
+		})
+	}
+}
+
+// A setting that only matters for torn writes is refused under a power cut before anything
+// starts.
+func TestTornWriteSettingRefused(t *testing.T) {
+	_, err := Run(context.Background(), Config{Kind: "postgres", Settings: map[string]string{"full_page_writes": "off"}, Kill: "power",
+		Crashes: 1, Out: t.TempDir(), Layer: func() Layer { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "torn") {
+		t.Fatalf("got %v", err)
+	}
+}
