@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/workload"
+	"github.com/dbperf/dbperf/internal/workload/script"
+	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
+	"github.com/spf13/cobra"
+)
+
+// scriptFlags are run script's own flags, beside the config they fill.
+type scriptFlags struct {
+	files, builtins, defines, checks []string
+	name, mode                       string
+	seconds                          float64
+}
+
+func runScriptCmd() *cobra.Command {
+	cfg := script.DefaultConfig()
+	var (
+		sf       scriptFlags
+		targets  = []string{"sqlite"}
+		planFile string
+		steps    []string
+		out      string
+		seed     uint64
+		noVerify bool
+		load     loadFlags
+	)
+	c := &cobra.Command{
+		Use:   "script",
+		Short: "pgbench scripts (yours, or tpcb-like, simple-update, select-only) on any SQL target",
+		Long: `Runs scripts in pgbench's language: SQL with :variables, \set with pgbench's expressions and
+random functions, \sleep, \if/\elif/\else/\endif, \gset and \aset; several scripts with FILE@WEIGHT.
+Each script is an op type named after its file (or --name); one run of it is a transaction.
+--builtin runs pgbench's own (tpcb-like, simple-update, select-only) after an init step that
+creates and loads pgbench's tables at --scale, and checks afterwards that the balances add up.
+--query-mode is pgbench's -M, --per-statement its -r, --max-tries its retries of serialization
+failures and deadlocks; --sla is its --latency-limit and --arrival poisson --rate its -R.
+See docs/script.md.`,
+		Example: `  dbperf run script --file my.sql --target postgres://postgres@127.0.0.1:5432/db --clients 16 --step-seconds 60
+  dbperf run script --builtin tpcb-like --scale 10 --target postgres://... --query-mode prepared --step-seconds 60
+  dbperf run script --file a.sql@9 --file b.sql@1 --target mysql://... --arrival poisson --rate 5000 --sla 'a:p99<5ms'
+  dbperf run script --file my.sql --define nrows=1000 --check 'SELECT count(*) FROM t = 1000'`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := sf.apply(c, &cfg, steps); err != nil {
+				return err
+			}
+			if !c.Flags().Changed("seed") {
+				seed = randomSeed()
+			}
+			cfg.Seed = seed
+			var err error
+			if cfg.Arrival, err = load.parse(seed); err != nil {
+				return err
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			if err := sf.checkSLAs(cfg); err != nil {
+				return err
+			}
+			needsData := ""
+			if cfg.Builtin() && cfg.Steps[0] != script.StepInit {
+				needsData = "the built-in scripts need pgbench's tables: run the init step first (--steps init,run)"
+			}
+			_, err = launch{workload: script.Name, prefix: "script", planFile: planFile, targets: targets, out: out, seed: seed,
+				verify: !noVerify, needsData: needsData, bind: bindScript(cfg)}.run(c)
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&sf.files, "file", nil, "a pgbench script, FILE[@WEIGHT] (repeat for several); its op type is the file's name without extension")
+	f.StringArrayVar(&sf.builtins, "builtin", nil, "a built-in script, NAME[@WEIGHT]: tpcb-like, simple-update, select-only (any unambiguous prefix)")
+	f.StringVar(&sf.name, "name", "", "the op type of the only --file (default: the file's name without extension)")
+	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
+	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients, each with its own connection (pgbench -c)")
+	f.Int64Var(&cfg.Transactions, "transactions", cfg.Transactions, "transactions per client (pgbench -t); 0 with --step-seconds")
+	f.Float64Var(&sf.seconds, "step-seconds", 0, "run for this many seconds (pgbench -T), with no limit on transactions unless --transactions is given")
+	f.StringVar(&sf.mode, "query-mode", "simple", "how SQL is sent (pgbench -M): simple, extended or prepared")
+	f.BoolVar(&cfg.PerStatement, "per-statement", false, "time each SQL command as its own op type SCRIPT.N (pgbench -r); closed loop only")
+	f.IntVar(&cfg.MaxTries, "max-tries", cfg.MaxTries, "tries of a transaction that fails with a serialization failure or deadlock (pgbench --max-tries); 0 unlimited, with --step-seconds")
+	f.IntVar(&cfg.Scale, "scale", cfg.Scale, "scale of the init step (pgbench -s: 100,000 accounts each); :scale of your scripts")
+	f.StringArrayVar(&sf.defines, "define", nil, "set a variable, NAME=VALUE (pgbench -D; repeat for several)")
+	f.BoolVar(&cfg.NoVacuum, "no-vacuum", false, "built-in scripts: do not vacuum and empty pgbench_history before a run (pgbench -n)")
+	f.StringArrayVar(&sf.checks, "check", nil, "after each run step, 'SQL = VALUE': the query's first value must equal VALUE (repeat for several)")
+	f.StringSliceVar(&steps, "steps", nil, "steps to run, in order: init (the built-in scripts' tables), run (default: init,run with --builtin, else run)")
+	f.Uint64Var(&seed, "seed", 0, "the random seed (pgbench --random-seed): the first run step draws what pgbench draws with it (default: a new one, printed and stored)")
+	f.StringVar(&out, "out", "", "run directory (default runs/script-NAME-DATE-TIME); with several runs, the directory of their run directories")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
+	load.add(f)
+	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
+	return c
+}
+
+// apply fills cfg from the flags: scripts, query mode, checks, definitions, length, steps.
+func (sf *scriptFlags) apply(c *cobra.Command, cfg *script.Config, steps []string) error {
+	var err error
+	if cfg.Sources, err = sf.sources(); err != nil {
+		return err
+	}
+	if cfg.Mode, err = script.ParseMode(sf.mode); err != nil {
+		return err
+	}
+	for _, s := range sf.checks {
+		ck, err := script.ParseCheck(s)
+		if err != nil {
+			return err
+		}
+		cfg.Checks = append(cfg.Checks, ck)
+	}
+	cfg.Defines = sf.defines
+	if sf.seconds > 0 {
+		cfg.Duration = time.Duration(sf.seconds * float64(time.Second))
+		if !c.Flags().Changed("transactions") {
+			cfg.Transactions = 0
+		}
+	}
+	cfg.Steps = steps
+	if len(steps) == 0 {
+		cfg.Steps = []string{script.StepRun}
+		if cfg.Builtin() {
+			cfg.Steps = []string{script.StepInit, script.StepRun}
+		}
+	}
+	return nil
+}
+
+// sources reads --file and --builtin: the last @ separates a weight (pgbench.c:6178-6211).
+func (sf *scriptFlags) sources() ([]script.Source, error) {
+	var out []script.Source
+	for _, arg := range sf.files {
+		path, w, err := splitWeight(arg)
+		if err != nil {
+			return nil, err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--file %s: %w", path, err)
+		}
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		if sf.name != "" {
+			if len(sf.files) != 1 {
+				return nil, fmt.Errorf("--name names the only --file; with %d files, name them by their file names", len(sf.files))
+			}
+			name = sf.name
+		}
+		out = append(out, script.Source{Name: name, Text: string(text), Weight: w})
+	}
+	for _, arg := range sf.builtins {
+		name, w, err := splitWeight(arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, script.Source{Builtin: name, Weight: w})
+	}
+	seen := map[string]bool{}
+	for _, s := range out {
+		if s.Name != "" && seen[s.Name] {
+			return nil, fmt.Errorf("two scripts are named %s: give one a --name or rename its file", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return out, nil
+}
+
+func splitWeight(arg string) (string, int, error) {
+	i := strings.LastIndex(arg, "@")
+	if i < 0 {
+		return arg, 1, nil
+	}
+	w, err := strconv.Atoi(arg[i+1:])
+	if err != nil || w < 0 {
+		return "", 0, fmt.Errorf("%q: the weight after @ must be an integer of 0 or more", arg)
+	}
+	return arg[:i], w, nil
+}
+
+// checkSLAs fails, before any server starts, when an SLA names no script's op type.
+func (sf *scriptFlags) checkSLAs(cfg script.Config) error {
+	var names []string
+	for _, s := range cfg.Sources {
+		name := s.Name
+		if s.Builtin != "" {
+			full, _, err := script.BuiltinText(s.Builtin, "postgres")
+			if err != nil {
+				return err
+			}
+			name = full
+		}
+		names = append(names, name)
+	}
+	if cfg.PerStatement {
+		return nil // the op types are the statements', known once the scripts are parsed
+	}
+	ops := []measure.OpType{{Name: script.FailedOp}}
+	for _, n := range names {
+		ops = append(ops, measure.OpType{Name: n})
+	}
+	return output.checkOps(script.Name, ops)
+}
+
+// bindScript makes the script workload for an opened target.
+func bindScript(cfg script.Config) func(driver.Target) (workload.Workload, error) {
+	return func(t driver.Target) (workload.Workload, error) {
+		store, err := scriptsql.For(t)
+		if err != nil {
+			return nil, err
+		}
+		return script.New(cfg, store)
+	}
+}

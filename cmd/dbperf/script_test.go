@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScriptCommand: run script runs a file (op named after it) and a built-in with its init on
+// SQLite into run directories that summary reads; its mistakes (an unsupported meta-command, an
+// SLA on no script, a bad weight) get one sentence and leave nothing behind.
+func TestScriptCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "upd.sql")
+	if err := os.WriteFile(file, []byte("\\set x random(1, 10)\nSELECT :x AS x \\gset\n\\if :x > 5\nSELECT 1;\n\\endif\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "script", "--file", file, "--clients", "2", "--transactions", "50", "--sla", "upd:p99<10s", "--quiet", "--out", "f"}, "upd"},
+		{[]string{"run", "script", "--builtin", "select-only", "--clients", "2", "--transactions", "20", "--quiet", "--out", "b"}, "select-only"},
+	} {
+		if r := run(t, dir, c.args...); r.code != 0 || !strings.Contains(r.stdout, "== summary of") {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, r.code, r.stdout, r.stderr)
+		}
+		out := c.args[len(c.args)-1]
+		if s := run(t, dir, "summary", "--wide", out); s.code != 0 || !strings.Contains(s.stdout, c.want) {
+			t.Errorf("summary of %s: exit %d\n%s%s", out, s.code, s.stdout, s.stderr)
+		}
+	}
+	bad := filepath.Join(dir, "bad.sql")
+	if err := os.WriteFile(bad, []byte("SELECT 1;\n\\shell echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "script", "--file", bad}, "bad:2: unsupported meta-command \\shell"},
+		{[]string{"run", "script", "--file", file, "--sla", "nope:p99<1ms"}, `names op type "nope"`},
+		{[]string{"run", "script", "--file", file + "@x"}, "the weight after @ must be an integer"},
+		{[]string{"run", "script", "--builtin", "tpcb-like", "--steps", "run"}, "run the init step first"},
+		{[]string{"run", "script"}, "give a script"},
+		{[]string{"run", "script", "--file", file, "--query-mode", "fast"}, "--query-mode \"fast\""},
+		{[]string{"run", "script", "--file", file, "--per-statement", "--arrival", "constant", "--rate", "10"}, "closed loop"},
+	} {
+		sub := t.TempDir()
+		r := run(t, sub, c.args...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(sub, "runs")); err == nil {
+			t.Errorf("%v left a run directory", c.args)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/runner"
+)
+
+// The run step's figures in summary.json's workload map, named as pgbench prints them.
+const (
+	keyTPS    = "tps"
+	keyFailed = "failed"
+)
+
+// Figures implements workload.Workload: the scripts' op types (which depend on the scripts, so
+// the declaration is in run.json, not registered by name), the load's, and the columns.
+func (b *Bench) Figures() archive.Figures { return Declaration(b.ops) }
+
+// initOps are the init step's op types: accounts rows loaded, and the vacuum and primary keys.
+var initOps = []measure.OpType{
+	{Name: "load_accounts", Unit: "rows", Abbrev: "la"},
+	{Name: "finish", Unit: "steps", Abbrev: "fin"},
+}
+
+// Declaration is the workload's declaration for the given run-step op types: the run step's
+// headline is tps (successful transactions of every script a second, pgbench's figure), each
+// script's rate and p99, and the failed transactions.
+func Declaration(ops []measure.OpType) archive.Figures {
+	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
+	f := archive.Figures{Ops: append(append([]measure.OpType(nil), initOps...), ops...)}
+	f.Columns = append(f.Columns,
+		archive.Column{Name: "tps", Key: keyTPS, Format: "%.1f", Better: hi, Summary: true, Compare: true, Headline: true,
+			Help: "successful transactions a second, all scripts and clients (pgbench's tps)"},
+		archive.Column{Name: "laps", Op: initOps[0].Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true,
+			Help: "pgbench_accounts rows loaded a second by the init step"})
+	for _, o := range ops {
+		if o.Name == FailedOp {
+			f.Columns = append(f.Columns, archive.Column{Name: "failed", Key: keyFailed, Better: lo, Summary: true, Compare: true, Headline: true,
+				Help: "transactions that failed after their last try (serialization or deadlock)"})
+			continue
+		}
+		f.Columns = append(f.Columns,
+			archive.Column{Name: o.Name + "_ps", Op: o.Name, Stat: archive.StatPerSec, Format: "%.1f", Better: hi, Compare: true},
+			archive.Column{Name: o.Name + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true, Headline: true},
+			archive.Column{Name: o.Name + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
+	}
+	return f
+}
+
+// runFigures are pgbench's summary counts for the step.
+func (b *Bench) runFigures(clients []*client, res runner.Result) (map[string]any, []string) {
+	var st Stats
+	for _, c := range clients {
+		st.add(c.st)
+	}
+	b.mu.Lock()
+	b.stats = st
+	b.mu.Unlock()
+	secs := max(res.End.Sub(res.Start).Seconds(), 1e-9)
+	f := map[string]any{
+		keyTPS: measure.Round(float64(st.Transactions)/secs, 1), "transactions": st.Transactions,
+		keyFailed: st.Failed, "serialization_failures": st.Serialization, "deadlock_failures": st.Deadlock,
+		"retried": st.Retried, "retries": st.Retries, "scale": b.scale, "query_mode": b.cfg.Mode.String(),
+	}
+	var warn []string
+	if tot := st.Transactions + st.Failed; st.Failed > 0 && tot > 0 {
+		warn = append(warn, fmt.Sprintf("number of failed transactions: %d (%.3f%%)", st.Failed, 100*float64(st.Failed)/float64(tot)))
+	}
+	return f, warn
+}
+
+// balanceSQL are the sums the built-in scripts' check compares.
+var balanceSQL = []string{
+	"SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts",
+	"SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers",
+	"SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches",
+	"SELECT coalesce(sum(delta), 0) FROM pgbench_history",
+	"SELECT count(*) FROM pgbench_history",
+}
+
+// balances reads the sums, when a built-in script runs.
+func (b *Bench) balances(ctx context.Context) ([]int64, error) {
+	if !b.cfg.Builtin() {
+		return nil, nil
+	}
+	out := make([]int64, len(balanceSQL))
+	for i, q := range balanceSQL {
+		row, err := b.store.QueryRow(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("checking the balances: %w", err)
+		}
+		if out[i], err = strconv.ParseInt(row[0], 10, 64); err != nil {
+			return nil, fmt.Errorf("checking the balances: %q from %s", row[0], q)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Verify implements workload.Workload: after init, the tables hold pgbench's rows; after a run,
+// the built-in scripts' money adds up (what the run added to the accounts, and with tpcb-like
+// to the tellers and branches, equals the history's deltas, one history row per successful
+// writing transaction), and every --check holds.
+func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
+	switch step {
+	case StepInit:
+		return b.verifyInit(ctx)
+	case StepRun:
+		probs, err := b.verifyBalances(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range b.cfg.Checks {
+			row, err := b.store.QueryRow(ctx, c.SQL)
+			if err != nil {
+				return nil, fmt.Errorf("--check %s: %w", c.SQL, err)
+			}
+			got := "(no row)"
+			if row != nil && len(row) > 0 {
+				got = row[0]
+			}
+			if got != c.Want {
+				probs = append(probs, fmt.Sprintf("--check %s = %s: got %s", c.SQL, c.Want, got))
+			}
+		}
+		return probs, nil
+	}
+	return nil, nil
+}
+
+func (b *Bench) verifyInit(ctx context.Context) ([]string, error) {
+	scale := int64(b.cfg.Scale)
+	want := map[string]int64{"pgbench_branches": scale, "pgbench_tellers": scale * tellersPerBranch,
+		"pgbench_accounts": scale * accountsPerBranch, "pgbench_history": 0}
+	var probs []string
+	for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
+		row, err := b.store.QueryRow(ctx, "SELECT count(*), coalesce(sum(0), 0) FROM "+t)
+		if err != nil {
+			return nil, err
+		}
+		if row[0] != fmt.Sprint(want[t]) {
+			probs = append(probs, fmt.Sprintf("%s has %s rows, not %d", t, row[0], want[t]))
+		}
+	}
+	return probs, nil
+}
+
+// verifyBalances compares the sums after the run with those before it.
+func (b *Bench) verifyBalances(ctx context.Context) ([]string, error) {
+	if b.before == nil {
+		return nil, nil
+	}
+	after, err := b.balances(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := make([]int64, len(after))
+	for i := range after {
+		d[i] = after[i] - b.before[i]
+	}
+	accounts, tellers, branches, history, rows := d[0], d[1], d[2], d[3], d[4]
+	var probs []string
+	if accounts != history {
+		probs = append(probs, fmt.Sprintf("the accounts' balances changed by %d, the history's deltas add up to %d", accounts, history))
+	}
+	if b.builtins["tpcb-like"] && len(b.builtins) == 1 && (tellers != history || branches != history) {
+		probs = append(probs, fmt.Sprintf("tellers changed by %d and branches by %d, the history's deltas by %d", tellers, branches, history))
+	}
+	var writers int64
+	b.mu.Lock()
+	if len(b.builtins) == len(b.scripts) && !b.builtins["select-only"] {
+		writers = b.stats.Transactions
+	} else {
+		writers = -1 // a mix with other scripts: not known per script
+	}
+	b.mu.Unlock()
+	if writers >= 0 && rows != writers {
+		probs = append(probs, fmt.Sprintf("pgbench_history gained %d rows for %d transactions", rows, writers))
+	}
+	if len(probs) > 0 {
+		return []string{"the balances do not add up: " + strings.Join(probs, "; ")}, nil
+	}
+	return nil, nil
+}
