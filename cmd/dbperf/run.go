@@ -50,6 +50,7 @@ func runCmd() *cobra.Command {
 	c.AddCommand(runInsertCmd())
 	c.AddCommand(runLinkBenchCmd())
 	c.AddCommand(runKVCmd())
+	c.AddCommand(runScriptCmd())
 	return c
 }
 
