@@ -131,7 +131,7 @@ func writeCounters(out io.Writer, dir string, only []string, defs []*counters.De
 		}
 		if i < len(sums) {
 			for _, win := range s.StallWindows(sums[i].Stalls) {
-				sc.Stalls = append(sc.Stalls, stallCounters{From: s.TSec[win.From], To: s.TSec[win.To], Moved: s.Movers(win, 8)})
+				sc.Stalls = append(sc.Stalls, stallCounters{From: s.TSec[win.From], To: s.TSec[win.To], Moved: s.Movers(win, 8, defs)})
 			}
 		}
 		res = append(res, sc)

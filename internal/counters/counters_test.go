@@ -134,7 +134,7 @@ func TestRatesPerOp(t *testing.T) {
 // counters do not move.
 func TestMovers(t *testing.T) {
 	s := load(t, fakeRun(t, archive.Target{Kind: "postgres"}))
-	m := s.Movers(Window{5, 6}, 5)
+	m := s.Movers(Window{5, 6}, 5, nil)
 	if len(m) == 0 || m[0].Name != "db.blks_read" || m[0].Window != 20000 || m[0].Median != 2000 {
 		t.Fatalf("movers %+v", m)
 	}

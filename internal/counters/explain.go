@@ -95,8 +95,18 @@ type Moved struct {
 }
 
 // Movers ranks the counters (the DBMS's and the host's) by how far their figure in w is
-// from the step's median interval, the largest first, at most n.
-func (s *Step) Movers(w Window, n int) []Moved {
+// from the step's median interval, the largest first, at most n. Among counters that moved
+// about as much (scores equal to two digits: many move only with the event), those the
+// vital signs in defs read come first.
+func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
+	vital := map[string]bool{}
+	for _, d := range s.Applicable(defs) {
+		for _, p := range Patterns(d.Expr) {
+			for _, name := range s.match(p) {
+				vital[name] = true
+			}
+		}
+	}
 	var out []Moved
 	for _, name := range s.Names {
 		if strings.HasPrefix(name, "op.") {
@@ -134,7 +144,13 @@ func (s *Step) Movers(w Window, n int) []Moved {
 			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := measure.Round(out[i].Score, 2-digits(out[i].Score)), measure.Round(out[j].Score, 2-digits(out[j].Score))
+		if a != b {
+			return a > b
+		}
+		return vital[out[i].Name] && !vital[out[j].Name]
+	})
 	if len(out) > n {
 		out = out[:n]
 	}
@@ -170,4 +186,12 @@ func (s *Step) StallWindows(st *measure.Stalls) []Window {
 		out = append(out, Window{i - 1, i})
 	}
 	return out
+}
+
+// digits is the number of digits before the point of v (1 for values below 10).
+func digits(v float64) int {
+	if v < 10 {
+		return 1
+	}
+	return int(math.Floor(math.Log10(v))) + 1
 }

@@ -75,6 +75,19 @@ func (b binary) eval(e *env) float64 {
 	return l / r
 }
 
+// Patterns are the counter names and patterns an expression's functions read.
+func Patterns(x Expr) []string {
+	switch x := x.(type) {
+	case call:
+		return x.patterns
+	case unary:
+		return Patterns(x.x)
+	case binary:
+		return append(Patterns(x.l), Patterns(x.r)...)
+	}
+	return nil
+}
+
 // ParseExpr parses one expression.
 func ParseExpr(s string) (Expr, error) {
 	p := &parser{s: s}

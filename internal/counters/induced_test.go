@@ -1,0 +1,270 @@
+package counters
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/kvdriver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/monitor"
+)
+
+// An induced event in the middle of a monitored step must be named by the counters that moved
+// in the window around it. These tests run the real monitor against real servers and engines,
+// with a steady load beside it; they assert no timing, only which counters moved.
+
+// induced monitors a step of ticks every 500 ms while load runs; after the 8th tick it calls
+// event, then waits for done to say the DBMS has counted it, ticks 6 more times, and returns
+// the counters that moved most in the window from two ticks before the event to two after.
+func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx context.Context) error, event func() error, done func() bool) []Moved {
+	t.Helper()
+	ctx := t.Context()
+	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r", Target: kind,
+		Steps: []archive.StepStatus{{Name: "s", Dir: "s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w, err := d.StartStep("s", []measure.OpType{{Name: "op"}}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(ctx, tg)
+	st, err := m.Begin(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var loadErr error
+	wg.Go(func() {
+		for lctx.Err() == nil {
+			if err := load(lctx); err != nil && lctx.Err() == nil {
+				loadErr = err
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	st.Start(ctx, start)
+	tick := func() {
+		time.Sleep(500 * time.Millisecond)
+		st.Tick(time.Now())
+	}
+	for range 8 {
+		tick()
+	}
+	if err := event(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !done() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	after := 0
+	for range 6 {
+		tick()
+		after++
+	}
+	stop()
+	wg.Wait()
+	st.End(ctx, monitor.Totals{})
+	if err := w.Finish(archive.Step{Step: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	meta, _, err := archive.Read(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadStep(d.Path, meta, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tick 8 is the last before the event; the DBMS had counted it by tick 9 (done waited).
+	moved := s.Movers(Window{6, 10}, 25, Vitals())
+	t.Logf("moved: %s", names(moved))
+	return moved
+}
+
+func named(moved []Moved, names ...string) bool {
+	for _, m := range moved {
+		for _, n := range names {
+			if m.Name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func counter(t *testing.T, tg driver.Target, names ...string) float64 {
+	c, err := tg.(monitor.CounterSet).DBMSCounterSet(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, n := range names {
+		sum += c[n]
+	}
+	return sum
+}
+
+func envURL(t *testing.T, name string) string {
+	u := os.Getenv(name)
+	if u == "" {
+		if testing.Short() {
+			t.Skip(name + " is not set (-short)")
+		}
+		t.Fatal(name + " is not set: start the test servers (scripts/test.sh) or use go test -short")
+	}
+	return u
+}
+
+func open(t *testing.T, spec string) driver.Target {
+	s, err := driver.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := driver.Open(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// TestInducedCheckpoint: a CHECKPOINT on PostgreSQL shows as requested checkpoints.
+func TestInducedCheckpoint(t *testing.T) {
+	u, err := url.Parse(envURL(t, "DBPERF_TEST_POSTGRES"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/dbperf_counters_induced"
+	tg := open(t, u.String())
+	p := tg.(*sqldriver.Postgres)
+	ctx := context.Background()
+	conn, err := p.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS induced; CREATE TABLE induced (id bigserial PRIMARY KEY, v text)"); err != nil {
+		t.Fatal(err)
+	}
+	req := []string{"bgwriter.checkpoints_req", "checkpointer.num_requested"}
+	before := counter(t, tg, req...)
+	moved := induced(t, tg, archive.Target{Kind: "postgres"},
+		func(ctx context.Context) error {
+			_, err := conn.Exec(ctx, "INSERT INTO induced (v) SELECT repeat('x', 200) FROM generate_series(1, 50)")
+			return err
+		},
+		func() error { _, err := p.Admin().Exec(ctx, "CHECKPOINT"); return err },
+		func() bool { return counter(t, tg, req...) > before })
+	if !named(moved, req...) {
+		t.Errorf("CHECKPOINT: the counters that moved do not name it: %v", names(moved))
+	}
+}
+
+func names(m []Moved) string {
+	var out []string
+	for _, x := range m {
+		out = append(out, fmt.Sprintf("%s %.3g (median %.3g)", x.Name, x.Window, x.Median))
+	}
+	return strings.Join(out, ", ")
+}
+
+// TestInducedFlushMySQL: InnoDB flushing every dirty page (innodb_max_dirty_pages_pct = 0 for
+// a moment) shows as pages flushed; MyRocks' forced memtable flush as flush bytes.
+func TestInducedFlushMySQL(t *testing.T) {
+	base := envURL(t, "DBPERF_TEST_MYSQL")
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.Path = "/dbperf_counters_induced"
+			q := u.Query()
+			q.Set("engine", engine)
+			u.RawQuery = q.Encode()
+			tg := open(t, u.String())
+			db := tg.(*sqldriver.MySQL).DB()
+			ctx := context.Background()
+			for _, s := range []string{"DROP TABLE IF EXISTS induced", "CREATE TABLE induced (id bigint AUTO_INCREMENT PRIMARY KEY, v varchar(300)) ENGINE=" + engine} {
+				if _, err := db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			load := func(ctx context.Context) error {
+				_, err := db.ExecContext(ctx, "INSERT INTO induced (v) VALUES (REPEAT('x', 200)), (REPEAT('y', 200)), (REPEAT('z', 200))")
+				return err
+			}
+			want := []string{"innodb_buffer_pool_pages_flushed"}
+			event := func() error {
+				var pct string
+				if err := db.QueryRowContext(ctx, "SELECT @@innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
+					return err
+				}
+				t.Cleanup(func() { db.ExecContext(context.Background(), "SET GLOBAL innodb_max_dirty_pages_pct = "+pct) })
+				_, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0")
+				return err
+			}
+			if engine == "rocksdb" {
+				want = []string{"rocksdb_flush_write_bytes"}
+				event = func() error {
+					_, err := db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1")
+					return err
+				}
+			}
+			before := counter(t, tg, want...)
+			moved := induced(t, tg, archive.Target{Kind: "mysql", Settings: map[string]any{"engine": engine}}, load, event,
+				func() bool { return counter(t, tg, want...) > before })
+			if !named(moved, want...) {
+				t.Errorf("a forced flush: the counters that moved do not name it: %v", names(moved))
+			}
+		})
+	}
+}
+
+// TestInducedFlushPebble: a forced flush of Pebble's memtable (Settle's) shows as flushes.
+func TestInducedFlushPebble(t *testing.T) {
+	tg := open(t, "pebble:"+filepath.Join(t.TempDir(), "db"))
+	db := tg.(*kvdriver.DB)
+	var n int64
+	load := func(context.Context) error {
+		return db.Write(func(w kvdriver.Writer) error {
+			for range 20 {
+				n++
+				if err := w.Set(kvdriver.AppendInt(nil, n), make([]byte, 100)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	before := counter(t, tg, "flush_count")
+	moved := induced(t, tg, archive.Target{Kind: "pebble", Engine: "Pebble"}, load,
+		func() error { // Pebble's Settle: a flush, then compactions until L0 is empty
+			_, err := db.Engine.(interface {
+				Settle(context.Context) (string, error)
+			}).Settle(context.Background())
+			return err
+		},
+		func() bool { return counter(t, tg, "flush_count") > before })
+	if !named(moved, "flush_count", "pebble.flush.count") {
+		t.Errorf("a flush: the counters that moved do not name it: %v", names(moved))
+	}
+}
