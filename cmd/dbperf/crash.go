@@ -105,7 +105,7 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 	f.DurationVar(&maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
 	f.StringVar(&out, "out", "", "run directory (default runs/crash-TARGET-KILL-DATE-TIME)")
 	f.BoolVar(&keepData, "keep-data", false, "keep every crash's data directory (kept anyway when a durability promise breaks)")
-	c.AddCommand(crashSummaryCmd(), crashChildCmd(), powerfsCmd())
+	c.AddCommand(crashSummaryCmd(), crashTableCmd(), crashChildCmd(), powerfsCmd())
 	return c
 }
 
@@ -123,11 +123,15 @@ func parseSets(sets []string) (map[string]string, error) {
 }
 
 func crashSummaryCmd() *cobra.Command {
-	return &cobra.Command{
+	var format string
+	c := &cobra.Command{
 		Use:   "summary RUN...",
 		Short: "One line per crash run: commits/s bought, lost commits per crash, suffix or holes, recovery",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, dirs []string) error {
+			if format != "text" && format != "markdown" {
+				return fmt.Errorf("--format must be text or markdown (got %q)", format)
+			}
 			sort.Strings(dirs)
 			var files []crash.File
 			for _, d := range dirs {
@@ -137,9 +141,66 @@ func crashSummaryCmd() *cobra.Command {
 				}
 				files = append(files, f)
 			}
+			if format == "markdown" {
+				crash.WriteMarkdown(c.OutOrStdout(), files)
+				return nil
+			}
 			return crash.WriteTable(c.OutOrStdout(), dirs, files)
 		},
 	}
+	c.Flags().StringVar(&format, "format", "text", "text (aligned columns) or markdown (docs/reliability.md's table)")
+	return c
+}
+
+// crashTableCmd runs every setting of docs/reliability.md's table.
+func crashTableCmd() *cobra.Command {
+	var (
+		out, targets, kills string
+		crashes, serverCrs  int
+		minRun, maxRun      time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "table",
+		Short: "Run the crash test for every setting of docs/reliability.md's lost-commit table",
+		Example: `  dbperf crash table --out runs/crash-table --crashes 5 --server-crashes 3
+  dbperf crash summary --format markdown runs/crash-table/*`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			seed := randomSeed()
+			base := crash.Config{Crashes: crashes, Clients: 2, Batch: 1, Seed: seed, MinRun: minRun, MaxRun: maxRun,
+				Child: []string{exe, "crash", "child"}, Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()},
+				Layer: func() crash.Layer { return powerfs.NewProcess([]string{exe, "crash", "powerfs"}) }}
+			var kinds []string
+			if targets != "all" {
+				kinds = strings.Split(targets, ",")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(c.OutOrStdout(), "lost-commit table into %s, seed %d\n", out, seed)
+			dirs := crash.RunTable(ctx, base, kinds, strings.Split(kills, ","), serverCrs, out, c.OutOrStdout())
+			var files []crash.File
+			for _, d := range dirs {
+				if f, err := crash.Load(d); err == nil {
+					files = append(files, f)
+				}
+			}
+			crash.WriteMarkdown(c.OutOrStdout(), files)
+			return ctx.Err()
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&out, "out", "runs/crash-table", "directory of the runs, one per setting and kill")
+	f.StringVar(&targets, "targets", "all", "comma-separated target kinds, or all")
+	f.StringVar(&kills, "kill", "process,power", "comma-separated crash kinds")
+	f.IntVar(&crashes, "crashes", 5, "crashes per embedded setting")
+	f.IntVar(&serverCrs, "server-crashes", 3, "crashes per server setting (each restarts the server)")
+	f.DurationVar(&minRun, "min-run", time.Second, "shortest time from the target's opening to the crash")
+	f.DurationVar(&maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
+	return c
 }
 
 // crashChildCmd is the process that holds the engine; crash starts it with its spec in the

@@ -157,3 +157,20 @@ func TestPowerCutBrokenPromiseKeepsEvidence(t *testing.T) {
 		}
 	}
 }
+
+// The table runs each chosen setting under each kill into its own directory.
+func TestRunTable(t *testing.T) {
+	out := t.TempDir()
+	base := Config{Crashes: 1, Clients: 1, Batch: 1, Seed: 3, MinRun: 200 * time.Millisecond, MaxRun: 300 * time.Millisecond,
+		Child: []string{os.Args[0]}}
+	var log strings.Builder
+	dirs := RunTable(context.Background(), base, []string{"bbolt"}, []string{"process"}, 0, out, &log)
+	if len(dirs) != 2 {
+		t.Fatalf("dirs %v\n%s", dirs, log.String())
+	}
+	for _, want := range []string{"bbolt-NoSync=false-process", "bbolt-NoSync=true-process"} {
+		if _, err := Load(filepath.Join(out, want)); err != nil {
+			t.Errorf("%s: %v", want, err)
+		}
+	}
+}

@@ -163,6 +163,7 @@ func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, 
 	promise, _ := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
 	if !cfg.KeepData && !(promise == Durable && r.Broken()) {
 		os.RemoveAll(data)
+		os.RemoveAll(data + ".powerfs-trash") // the layer's (powerfs.Trash)
 		os.Remove(engineDir)
 	}
 	return r, settings, nil

@@ -31,11 +31,12 @@ type privateServer struct {
 	layer    Layer  // power only
 	backing  string // power only: what the layer serves at dataDir/data
 	settings map[string]string
+	keep     bool // --keep-data: leave the data directory
 }
 
 // startPrivate creates and starts the server.
 func startPrivate(ctx context.Context, cfg Config) (*privateServer, error) {
-	ps := &privateServer{kind: "postgres", settings: cfg.Settings}
+	ps := &privateServer{kind: "postgres", settings: cfg.Settings, keep: cfg.KeepData}
 	port := cfg.Port
 	if cfg.Kind != "postgres" {
 		ps.kind = "mariadb"
@@ -127,14 +128,17 @@ func (ps *privateServer) logFile() string {
 	return filepath.Join(ps.dataDir, "error.log")
 }
 
-// stop stops the server cleanly and unmounts the layer; the data directory stays until the
-// run decides.
+// stop stops the server cleanly, unmounts the layer and removes the data directory (a crash
+// that broke a promise has its copy in its crash directory), unless it is to be kept.
 func (ps *privateServer) stop(ctx context.Context) {
 	if st, _ := ps.srv.Status(); st.Running {
 		ps.srv.Stop(ctx)
 	}
 	if ps.layer != nil {
 		ps.layer.Unmount()
+	}
+	if !ps.keep {
+		os.RemoveAll(ps.dataDir) // the layer's trash is beside the backing directory, inside it
 	}
 }
 

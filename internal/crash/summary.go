@@ -200,3 +200,16 @@ func settingsString(got, asked map[string]string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// WriteMarkdown prints the runs as docs/reliability.md's table: a pipe table, one row per run.
+func WriteMarkdown(w io.Writer, files []File) {
+	fmt.Fprintln(w, "| target | settings | kill | crashes | commits/s | lost min / median / max | suffix / holes | in flight | corrupt, dup | failed recoveries | recovery ms (median) | longest window ms | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, f := range files {
+		s := f.Summary
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %d / %g / %d | %d / %d | %d | %d, %d | %d | %.0f | %.0f | %s |\n",
+			f.Config.Kind, settingsString(f.Config.Settings, nil), f.Config.Kill, s.Crashes, s.CommitsPerSec,
+			s.LostMin, s.LostMedian, s.LostMax, s.Suffix, s.Holes, s.InFlight, s.Corrupt, s.Duplicates, s.FailedRecoveries,
+			s.RecoveryMSMedian, s.LongestWindowMS, s.Verdict)
+	}
+}
