@@ -1,10 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/server"
+	"github.com/jackc/pgx/v5"
 )
 
 // dbperf crash runs, prints a verdict per setting, and its summary reads the run back.
@@ -59,5 +66,78 @@ func TestCrashBrokenPromiseExitStatus(t *testing.T) {
 		"--min-run", "300ms", "--max-run", "300ms", "--out", filepath.Join(dir, "b"))
 	if r.code != 3 || !strings.Contains(r.stdout, "DURABILITY PROMISE BROKEN") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// What a benchmark run gets today when its server is killed mid-step (docs/reliability.md's
+// table of faults): the step stops at the first lost connection, its errors are counted by
+// kind, its partial figures are kept with "complete": false, run.json says why, exit 1. A
+// private server on its own port (never the shared test servers').
+func TestFaultServerKilledMidInsertStep(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
+		t.Skip("PostgreSQL is not installed")
+	}
+	sdir, err := os.MkdirTemp("", "dbperf-fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sdir, 0o755)
+	defer os.RemoveAll(sdir)
+	srv, err := server.New(server.Options{Kind: "postgres", DataDir: sdir, Port: 15482})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	url, err := srv.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(ctx)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	cmd := exec.Command(dbperfBin, "run", "insert", "--target", strings.TrimSuffix(url, "dbperf")+"fault", "--rows", "10000000",
+		"--steps", "l.i0", "--quiet", "--out", out)
+	var stdout strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill once the step is inserting: rows are committed in its tables.
+	db := strings.TrimSuffix(url, "dbperf") + "fault"
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		var n int64
+		if c, err := pgx.Connect(ctx, db); err == nil {
+			c.QueryRow(ctx, "SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables").Scan(&n)
+			c.Close(ctx)
+		}
+		if n > 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the step inserted nothing in two minutes:\n%s", stdout.String())
+		}
+	}
+	if _, _, err := server.Kill(ctx, srv); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if _, err := srv.Start(ctx); err != nil { // for the deferred Stop, and to show it recovers
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "connection_lost") {
+		t.Errorf("errors not counted by kind:\n%s", stdout.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "run.json"))
+	if err != nil || !strings.Contains(string(b), `"error"`) {
+		t.Errorf("run.json does not say what happened (%v)", err)
+	}
+	s, err := os.ReadFile(filepath.Join(out, "l.i0", "summary.json"))
+	if err != nil || !strings.Contains(string(s), `"complete": false`) {
+		t.Errorf("the partial step's figures are not kept (%v)", err)
 	}
 }

@@ -1,6 +1,8 @@
 package crash
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -111,5 +113,36 @@ func TestPromises(t *testing.T) {
 		if got, why := Promise(tc.kind, tc.settings, tc.kill); got != tc.want {
 			t.Errorf("%s %v under %s: %s (%s), want %s", tc.kind, tc.settings, tc.kill, got, why, tc.want)
 		}
+	}
+}
+
+// A record cut short by the kill is not an acknowledgement: the commit was never reported.
+func TestReadAcksIgnoresTornRecord(t *testing.T) {
+	dir := t.TempDir()
+	log, err := CreateAckLog(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Ack(1, 1)
+	log.Ack(2, 3)
+	log.f.Write(make([]byte, ackRecord/2)) // a write cut by SIGKILL
+	log.Close()
+	acks, err := ReadAcks(dir, 0)
+	if err != nil || len(acks) != 2 || acks[1].First != 2 || acks[1].Last != 3 {
+		t.Fatalf("got %+v, %v", acks, err)
+	}
+}
+
+// A recovering process that dies (a panic while opening a corrupt database) is a failed
+// recovery with its standard error kept, not a failed test.
+func TestVerifierDeathIsFailedRecovery(t *testing.T) {
+	dir := t.TempDir()
+	spec := ChildSpec{Mode: "verify", Out: dir + "/verify.json"}
+	v, err := runVerify(context.Background(), Config{Child: []string{"/bin/sh", "-c", "echo 'panic: page 7 already freed' >&2; exit 2"}}, spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Error, "page 7 already freed") {
+		t.Fatalf("error %q", v.Error)
 	}
 }
