@@ -4,12 +4,14 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/spf13/cobra"
 )
 
 func compareCmd() *cobra.Command {
 	var format, base string
+	var why bool // --why: why.go
 	c := &cobra.Command{
 		Use:   "compare --base RUN RUN...",
 		Short: "Each figure of each step relative to a base run, from run directories",
@@ -71,10 +73,14 @@ the table; docs/repeats.md explains the statistics.`,
 			if err != nil {
 				return err
 			}
-			return report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f)
+			if err := report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f); err != nil || !why {
+				return err
+			}
+			return writeWhy(c.OutOrStdout(), base, others, counters.Vitals())
 		},
 	}
 	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")
 	c.Flags().StringVar(&format, "format", "text", formatHelp)
+	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed by 5% or more: the figures per op that moved most (docs/counters.md)")
 	return c
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCompareWhy: a copy of a run whose l.i1 did half the inserts in the same time (so every
+// counter per insert doubled) is explained for l.i1 only: its rate, the host's figures per op,
+// then the counters that moved, named; the steps that did not change are not.
+func TestCompareWhy(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "run", "insert", "--target", "pebble", "--rows", "3000", "--l1-rows", "1000", "--steps", "l.i0,l.x,l.i1", "--out", "runs/a", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if out, err := exec.Command("cp", "-r", filepath.Join(dir, "runs/a"), filepath.Join(dir, "runs/b")).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	halveTotals(t, filepath.Join(dir, "runs/b/l.i1/intervals.csv"))
+	c := run(t, dir, "compare", "--base", "runs/a", "runs/b", "--why")
+	if c.code != 0 {
+		t.Fatalf("exit %d: %s", c.code, c.stderr)
+	}
+	why := c.stdout[strings.Index(c.stdout, "why runs/b differs from runs/a"):]
+	for _, want := range []string{"l.i1: insert/s ", "(0.5x)", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op", " per op ", "2x"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("--why lacks %q:\n%s", want, why)
+		}
+	}
+	if strings.Contains(why, "l.i0:") || strings.Contains(why, "l.x:") {
+		t.Errorf("--why explains a step that did not change:\n%s", why)
+	}
+	if c := run(t, dir, "compare", "--base", "runs/a", "runs/a", "--why"); c.code == 0 {
+		t.Error("compare of a run with itself: exit 0")
+	}
+}
+
+// halveTotals halves every op type's running total and rate in an intervals.csv.
+func halveTotals(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		for i, h := range rows[0] {
+			if strings.HasSuffix(h, "_total") || strings.HasSuffix(h, "_per_sec") {
+				v, _ := strconv.ParseFloat(row[i], 64)
+				row[i] = strconv.FormatFloat(v/2, 'f', -1, 64)
+			}
+		}
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := csv.NewWriter(out)
+	w.WriteAll(rows)
+	out.Close()
+}
