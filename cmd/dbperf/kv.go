@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
@@ -104,19 +101,19 @@ func addKVFlags(f *pflag.FlagSet, cfg *kv.Config, cacheMB *int64) {
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation before the step fails")
 }
 
-// printKVRows prints a run's steps as the reference's summary rows, from its archive.
+// printKVRows prints a run's steps as the reference's summary rows, from its archive: the
+// compact columns (kv.CompactReferenceColumns), or every column with --wide.
 func printKVRows(w io.Writer, dir string) {
 	meta, steps, err := archive.Read(dir)
 	if err != nil || len(steps) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s (%s): the reference's summary row per step\n", meta.Name, meta.Target.Target)
-	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(kv.ReferenceHeader, "\t"))
-	for _, r := range kv.ReferenceRows(meta, steps) {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	cols, which := kv.CompactReferenceColumns, "the reference's summary row per step, main columns (--wide: all)"
+	if output.wide {
+		cols, which = nil, "the reference's summary row per step"
 	}
-	if err := tw.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "dbperf:", err)
+	fmt.Fprint(w, "\n"+wrapText(fmt.Sprintf("%s (%s): %s", meta.Name, meta.Target.Target, which), "", textWidth))
+	for _, l := range kv.FormatReference(kv.ReferenceRows(meta, steps), cols) {
+		fmt.Fprintln(w, l)
 	}
 }

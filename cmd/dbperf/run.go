@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/signal"
@@ -308,7 +309,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		return err
 	}
 	w := c.OutOrStdout()
-	fmt.Fprintf(w, "dbperf %s on %s (%s %s), seed %d, into %s\n", name, info.Target, info.Engine, info.Version, seed, out)
+	io.WriteString(w, wrapText(fmt.Sprintf("dbperf %s on %s (%s %s), seed %d, into %s", name, info.Target, info.Engine, info.Version, seed, out), "", textWidth))
 	if fb, ok := settings["client_path_fallback"]; ok {
 		fmt.Fprintf(w, "client path: driver, not %s: %s\n", clientPath, fb)
 	}

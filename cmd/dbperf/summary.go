@@ -89,6 +89,9 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				return report.WriteSummaryJSON(out, runs)
 			}
 			t := report.CompactSummaryTable(runs)
+			if f == report.FormatText { // a terminal's: at most report.TextWidth, saying what it left out
+				t = report.FittedSummaryTable(runs, report.TextWidth)
+			}
 			if wide {
 				t = report.SummaryTable(runs)
 			}

@@ -91,6 +91,11 @@ func (s *Stream) close() error {
 // close, which reports any error writing it.
 func (s *Stream) Write(row []string) error { return s.csv.Write(row) }
 
+// NotApplicable is the key of summary.json's workload map that says, with the reason, that the
+// target cannot run the step as its reference means it, so it was not run (a key-value engine
+// without batched reads); the reports show such a step as n/a, not as a checked one.
+const NotApplicable = "not_applicable"
+
 // IntervalColumns are the columns of intervals.csv for a step's op types: for each op, its rate
 // in the interval (units/s), running total, errors in the interval, and the interval's p99 and
 // max latency (µs).

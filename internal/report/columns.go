@@ -27,7 +27,7 @@ var hostHelp = map[string]string{
 	"cpups":        "host CPU busy, % of all cores",
 	"dbgb1":        "database size as the DBMS reports it, GB",
 	"dbgb2":        "size of the database's data directory on disk, GB",
-	"rss":          "the DBMS's resident memory, GB, the step's maximum",
+	"rss":          "resident memory of the DBMS's largest process by VSZ (PostgreSQL's postmaster, as the reference's rss), GB, the step's maximum; host.csv's dbms_rss_mb is all its processes'",
 	"client":       `dbperf's CPU use in cores; "!": client-bound, the figures measure dbperf rather than the DBMS`,
 	"stalls":       "seconds whose rate dropped far below the step's median or whose latency exploded (rule in summary.json)",
 }

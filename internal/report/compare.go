@@ -343,6 +343,8 @@ func WriteCompare(w, warn io.Writer, base Run, runs []Run, format Format) error 
 	for _, l := range lines {
 		if format == FormatMarkdown {
 			l = "**" + strings.Replace(l, ":", ":**", 1) + "  "
+		} else if format == FormatText {
+			l = wrap(l, TextWidth, "  ")
 		}
 		if _, err := fmt.Fprintln(to, l); err != nil {
 			return err

@@ -42,6 +42,9 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	Marks  [][]Mark
+	// Title, if set, precedes the text format's table, and Note follows it: what it left out
+	// (FittedSummaryTable).
+	Title, Note string
 }
 
 // Mark returns the mark of a cell, MarkNone when there is none.
@@ -103,6 +106,9 @@ func WriteTable(w io.Writer, t Table, format Format) error {
 	switch format {
 	case FormatText, "":
 		var b bytes.Buffer
+		if t.Title != "" {
+			fmt.Fprintln(w, t.Title)
+		}
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
 		for i, row := range t.Rows {
@@ -119,6 +125,10 @@ func WriteTable(w io.Writer, t Table, format Format) error {
 			if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
 				return err
 			}
+		}
+		if t.Note != "" {
+			_, err := fmt.Fprintln(w, t.Note)
+			return err
 		}
 		return nil
 	case FormatTSV:

@@ -5,7 +5,9 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -181,6 +183,11 @@ func summaryTable(runs []Run, compact bool) Table {
 			cols = append(cols, c)
 		}
 	}
+	return tableOf(runs, cols)
+}
+
+// tableOf is the summary table of the runs' steps in the given columns.
+func tableOf(runs []Run, cols []SummaryColumn) Table {
 	t := Table{}
 	for _, c := range cols {
 		t.Header = append(t.Header, c.Name)
@@ -197,8 +204,136 @@ func summaryTable(runs []Run, compact bool) Table {
 	return t
 }
 
-// stepOK is a step's ok cell: yes (complete and verified), unchecked, or no.
+// FittedSummaryTable is CompactSummaryTable cut to fit width characters as text (`dbperf
+// summary`'s default): while it is wider, it leaves out columns, least telling first (the open-loop
+// columns when no step was overloaded, the host figures from the right, the open-loop columns,
+// goodput, the workload's figures from the right but its first, then the gates), and its Note
+// names them; a single run's name moves above the table first.
+func FittedSummaryTable(runs []Run, width int) Table {
+	var cols []SummaryColumn
+	for _, c := range SummaryColumns(runs) {
+		if c.Compact {
+			cols = append(cols, c)
+		}
+	}
+	t := tableOf(runs, cols)
+	var left []string
+	order := dropOrder(runs, cols)
+	if len(runs) == 1 { // its name goes above the table instead
+		order = append([]string{"run"}, order...)
+	}
+	for _, name := range order {
+		if textWidth(t) <= width {
+			break
+		}
+		i := slices.Index(t.Header, name)
+		t.Header = slices.Delete(t.Header, i, i+1)
+		for r := range t.Rows {
+			t.Rows[r] = slices.Delete(t.Rows[r], i, i+1)
+		}
+		left = append(left, name)
+	}
+	if len(left) > 0 && left[0] == "run" {
+		t.Title, left = "run "+runs[0].Meta.Name, left[1:]
+	}
+	if len(left) > 0 {
+		t.Note = wrap("(left out to fit "+fmt.Sprint(width)+" columns, --wide shows them: "+strings.Join(left, ", ")+")", width, "")
+	}
+	return t
+}
+
+// TextWidth is the widest line of the default text outputs (summary, compare).
+const TextWidth = 100
+
+// wrap breaks a sentence into lines of at most width characters, at spaces; the lines after
+// the first start with indent.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteString("\n" + indent)
+			n = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+// dropOrder are the compact columns FittedSummaryTable may leave out, in the order it does.
+func dropOrder(runs []Run, cols []SummaryColumn) []string {
+	var host, open, work []string
+	headline := map[string]bool{}
+	for _, c := range headlineColumns(runs) {
+		headline[c.Name] = true
+	}
+	for _, c := range cols {
+		switch {
+		case compactHost[c.Name]:
+			host = append([]string{c.Name}, host...)
+		case c.Name == "overload" || c.Name == "not_started":
+			open = append([]string{c.Name}, open...)
+		case headline[c.Name]:
+			work = append([]string{c.Name}, work...)
+		}
+	}
+	if len(work) > 0 {
+		work = work[:len(work)-1] // the first figure stays
+	}
+	order := append(host, open...)
+	if !openLoopNotable(runs) {
+		order = append(open, host...)
+	}
+	if slices.ContainsFunc(cols, func(c SummaryColumn) bool { return c.Name == "goodput" }) {
+		order = append(order, "goodput")
+	}
+	order = append(order, work...)
+	for _, g := range gates(runs) { // last: runs of several workloads, each with its gate
+		order = append(order, g.Column)
+	}
+	return order
+}
+
+// openLoopNotable tells whether a step was overloaded or left arrivals not started.
+func openLoopNotable(runs []Run) bool {
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			if o := s.OpenLoop; o != nil && (o.Overloaded || o.NotStarted > 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// textWidth is the widest line WriteTable's text format prints of t.
+func textWidth(t Table) int {
+	w := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		w[i] = utf8.RuneCountInString(h)
+	}
+	for r, row := range t.Rows {
+		for i, c := range row {
+			w[i] = max(w[i], utf8.RuneCountInString(decorate(c, t.Mark(r, i))))
+		}
+	}
+	n := 2 * max(0, len(w)-1)
+	for _, x := range w {
+		n += x
+	}
+	return n
+}
+
+// stepOK is a step's ok cell: yes (complete and verified), unchecked, no, or n/a (the target
+// cannot run the step, which was not run).
 func stepOK(s archive.Step) string {
+	if why, _ := s.Workload[archive.NotApplicable].(string); why != "" {
+		return "n/a"
+	}
 	switch {
 	case !s.Complete:
 		return "no"

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -72,7 +73,7 @@ func printResult(out io.Writer, s archive.Step, ops []string, warnings []string,
 		printWrapped(out, "   ", kv, 100)
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(out, "   WARNING: %s\n", w)
+		printSentence(out, "   WARNING: ", w)
 	}
 	printErrors(out, s, ops)
 	if s.OpenLoop != nil {
@@ -95,11 +96,13 @@ func printResult(out io.Writer, s archive.Step, ops []string, warnings []string,
 
 // printHostFigures prints the monitor's figures of a step; took is how long the monitor's last
 // questions (the database's size, the data directory's) took, shown when it was noticeable.
-func printHostFigures(out io.Writer, h *archive.HostSummary, wide bool, took time.Duration) {
+// perOp is false for a step whose main op is a wait (the settle): its figures per op divide
+// by a few long waits and say nothing, and are left out.
+func printHostFigures(out io.Writer, h *archive.HostSummary, wide, perOp bool, took time.Duration) {
 	if wide {
 		printHost(out, h)
 	} else {
-		printHostShort(out, h)
+		printHostShort(out, h, perOp)
 	}
 	if took >= 500*time.Millisecond {
 		fmt.Fprintf(out, "   (the monitor's end-of-step figures took %.1fs)\n", took.Seconds())
@@ -113,28 +116,54 @@ func printCheck(out io.Writer, s archive.Step, took time.Duration) {
 		fmt.Fprintf(out, "   check: the database holds exactly what the client wrote (%.1fs)\n", took.Seconds())
 	}
 	if !s.Complete && s.Error != "" {
-		fmt.Fprintf(out, "   FAILED: %s\n", s.Error)
+		printSentence(out, "   FAILED: ", s.Error)
 	}
 }
 
-// printHostShort prints the monitor's figures that matter most, in one line: the host's CPU,
-// CPU per operation (and the DBMS's and dbperf's share of it), KB read per op and written per
-// write, and whether the client was the bottleneck.
-func printHostShort(out io.Writer, h *archive.HostSummary) {
-	num := func(p *float64, format string) string {
+// printHostShort prints the monitor's figures that matter most, in one line of at most
+// lineWidth (two when they do not fit): the host's CPU and the client's cores, CPU per operation (and the DBMS's and
+// dbperf's share of it), KB read per op and written per write, and whether the client was the
+// bottleneck. perOp false leaves out the per-op figures (a wait's).
+func printHostShort(out io.Writer, h *archive.HostSummary, perOp bool) {
+	num := func(p *float64) string {
 		if p == nil {
 			return "-"
 		}
-		return fmt.Sprintf(format, *p)
+		return short(*p)
 	}
-	fmt.Fprintf(out, "   host: cpu %.0f%%; per op: cpu %s us (dbms %s, client %.1f), rKB %s, wKB/write %s; client %.2f cores\n",
-		h.CPUPS, num(h.CPUUsPerOp, "%.1f"), num(h.DBMSCPUUsPerOp, "%.1f"), h.ClientCPUUsPerOp, num(h.ReadKBPerOp, "%.3f"), num(h.WriteKBPerWrite, "%.3f"), h.ClientCPUCores)
+	host := fmt.Sprintf("   host: cpu %.0f%%, client %.2f cores", h.CPUPS, h.ClientCPUCores)
+	per := "no per-op figures: the step is a wait"
+	if perOp {
+		per = fmt.Sprintf("per op: cpu %s us (dbms %s, client %s), rKB %s, wKB/write %s",
+			num(h.CPUUsPerOp), num(h.DBMSCPUUsPerOp), short(h.ClientCPUUsPerOp), num(h.ReadKBPerOp), num(h.WriteKBPerWrite))
+	}
+	if len(host)+2+len(per) <= lineWidth {
+		fmt.Fprintf(out, "%s; %s\n", host, per)
+	} else {
+		fmt.Fprintf(out, "%s\n   %s\n", host, per)
+	}
 	switch {
 	case h.ClientBound:
-		fmt.Fprintf(out, "   CLIENT-BOUND: %s\n", h.ClientBoundWhy)
+		printSentence(out, "   CLIENT-BOUND: ", h.ClientBoundWhy)
 	case h.ClientBoundWhy != "": // e.g. a busy host, which is not the client's doing
-		fmt.Fprintf(out, "   note: %s\n", h.ClientBoundWhy)
+		printSentence(out, "   note: ", h.ClientBoundWhy)
 	}
+}
+
+// short prints a figure with three significant digits or its whole part (0.123, 1.23, 12.3,
+// 123, 123456), so that a line of figures keeps its width whatever their size.
+func short(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a < 1:
+		return fmt.Sprintf("%.3f", v)
+	case a < 10:
+		return fmt.Sprintf("%.2f", v)
+	case a < 100:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // printHost prints the monitor's figures: the host's rates, then per operation.
@@ -149,7 +178,7 @@ func printHost(out io.Writer, h *archive.HostSummary) {
 		h.CPUPS, h.CSPS, h.Devices, num(h.RPS, "%.0f"), num(h.RMBPS, "%.2f"), num(h.WPS, "%.0f"), num(h.WMBPS, "%.2f"))
 	fmt.Fprintf(out, "   per op: host cpu %s us, dbms cpu %s us, client cpu %.2f us, cs %s, rKB %s; per write: w %s, wKB %s\n",
 		num(h.CPUUsPerOp, "%.2f"), num(h.DBMSCPUUsPerOp, "%.2f"), h.ClientCPUUsPerOp, num(h.CtxPerOp, "%.3f"), num(h.ReadKBPerOp, "%.3f"), num(h.WritesPerWrite, "%.3f"), num(h.WriteKBPerWrite, "%.3f"))
-	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); dbms rss %s GB; client %.2f cores; of the host's cpu: client %s, dbms %s\n",
+	fmt.Fprintf(out, "   db %s GB (dbms), %s GB (disk); rss %s GB (largest dbms process); client %.2f cores; of the host's cpu: client %s, dbms %s\n",
 		num(h.DBGB1, "%.3f"), num(h.DBGB2, "%.3f"), num(h.RSS, "%.3f"), h.ClientCPUCores, num(h.ClientHostPct, "%.0f%%"), num(h.DBMSHostPct, "%.0f%%"))
 	switch {
 	case h.ClientBound:
@@ -168,46 +197,55 @@ type stepLine struct {
 }
 
 // printClosing prints one line per step run, as sysbench's and pgbench's final reports and
-// YCSB's [OVERALL] do: its main op's rate and latency, errors, whether it completed and the
-// check's own outcome; then why each step that did not complete stopped.
+// YCSB's [OVERALL] do: its main op's rate and latency, errors and the check's own outcome (ok,
+// FAILED, n/a for a step the target cannot run, "-" when the step failed or stopped before its
+// check, skipped without checks); then why each step that did not complete stopped.
 func printClosing(out io.Writer, run string, steps []stepLine) {
 	if len(steps) == 0 {
 		return
 	}
 	fmt.Fprintf(out, "== summary of %s\n", run)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tsecs\tmain op\tper_sec\tunit\tp99_us\tmax_us\terrors\tstalls\tdone\tcheck\t")
+	fmt.Fprintln(tw, "step\tsecs\tmain op\tper_sec\tunit\tp99_us\tmax_us\terrors\tstalls\tcheck\t")
 	var failed []archive.Step
 	for _, st := range steps {
 		s := st.sum
 		o := s.Ops[st.main.Name]
-		done := "yes"
 		if !s.Complete {
-			done = "no"
 			failed = append(failed, s)
 		}
-		check := "unchecked"
+		check := "skipped"
 		switch {
+		case notApplicable(s):
+			check = "n/a"
 		case s.Verified:
 			check = "ok"
 		case st.checkFailed:
 			check = "FAILED"
 		case !s.Complete:
-			check = "-" // the step failed or stopped before its check
+			check = "-"
 		}
 		stalls := "-"
 		if s.Stalls != nil {
 			stalls = fmt.Sprint(s.Stalls.Count)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%.1f\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t%s\t\n",
-			s.Step, s.Seconds, st.main.Name, o.PerSec, st.main.Unit, o.P99Us, o.MaxUs, s.Errors, stalls, done, check)
+		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t\n",
+			s.Step, s.Seconds, st.main.Name, rate(o.PerSec), st.main.Unit, o.P99Us, o.MaxUs, s.Errors, stalls, check)
 	}
 	tw.Flush()
 	for _, s := range failed {
-		if s.Error != "" {
-			fmt.Fprintf(out, "   %s did not complete: %s\n", s.Step, s.Error)
+		why := s.Error
+		if why == "" {
+			why = "stopped before its end"
 		}
+		printSentence(out, "   "+s.Step+" did not complete: ", why)
 	}
+}
+
+// notApplicable tells whether a step was not run because the target cannot run it.
+func notApplicable(s archive.Step) bool {
+	why, _ := s.Workload[archive.NotApplicable].(string)
+	return why != ""
 }
 
 // printWrapped prints items joined by ", " in lines of at most width characters (an item

@@ -65,6 +65,26 @@ func errorLines(name string, n int64, kinds []measure.ErrorCount) []string {
 	return lines
 }
 
+// printSentence prints prefix and text in lines of at most lineWidth, broken at spaces, each
+// line after the first indented as far as the text (a word longer than a line keeps a line of
+// its own).
+func printSentence(out io.Writer, prefix, text string) {
+	indent := strings.Repeat(" ", len(prefix))
+	line := prefix
+	for i, w := range strings.Fields(text) {
+		if i > 0 && len(line)+1+len(w) > lineWidth {
+			fmt.Fprintln(out, line)
+			line = indent + w
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += w
+	}
+	fmt.Fprintln(out, line)
+}
+
 // cut shortens s to at most n bytes on a rune boundary, ending it with "...".
 func cut(s string, n int) string {
 	if len(s) <= n {
@@ -92,7 +112,7 @@ func printOpenLoop(out io.Writer, s archive.Step, ops []string) {
 	}
 	fmt.Fprintln(out, line)
 	if o.Overloaded {
-		fmt.Fprintf(out, "   OVERLOADED: %s\n", o.Why)
+		printSentence(out, "   OVERLOADED: ", o.Why)
 	}
 	var lower []string
 	for _, name := range ops {

@@ -176,7 +176,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		t0 := time.Now()
 		h := mon.End(ctx, totals(plan, res, seconds))
 		sum.Host = &h
-		printHostFigures(s.Out, &h, wide, time.Since(t0))
+		printHostFigures(s.Out, &h, wide, plan.Wait == 0, time.Since(t0))
 	}
 	closeErr := plan.Close()
 	stepErr := res.Err

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
@@ -54,4 +55,64 @@ func ReferenceRows(meta archive.Run, steps []archive.Step) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// CompactReferenceColumns are the reference row's columns `dbperf run kv` prints by default, in
+// at most 100 characters: the rate, size, write amplification, latencies and stalls; --wide
+// prints every column of ReferenceHeader.
+var CompactReferenceColumns = []string{"test", "ops_sec", "mb_sec", "lsm_sz", "w_amp", "usec_op", "p50", "p99",
+	"p99.9", "pmax", "stall%"}
+
+// FormatReference lays out ReferenceRows under ReferenceHeader, in the given columns (all of
+// them when nil), each right after the widest cell of its column, one space apart. A step the
+// engine cannot run ("n/a: why") and a step that did not complete keep the columns of the rows
+// after them aligned: their reason runs on past the columns rather than being one of them.
+func FormatReference(rows [][]string, columns []string) []string {
+	idx := make([]int, 0, len(ReferenceHeader))
+	for i, h := range ReferenceHeader {
+		if columns == nil || slices.Contains(columns, h) {
+			idx = append(idx, i)
+		}
+	}
+	pick := func(r []string) (cells []string, tail string) {
+		if len(r) < len(ReferenceHeader) { // n/a: the test name, then the reason
+			return []string{r[0]}, strings.Join(r[1:], " ")
+		}
+		for _, i := range idx {
+			cells = append(cells, r[i])
+		}
+		return cells, strings.Join(r[len(ReferenceHeader):], " ")
+	}
+	header, _ := pick(ReferenceHeader)
+	width := make([]int, len(header))
+	all := [][]string{header}
+	tails := []string{""}
+	for _, r := range rows {
+		cells, tail := pick(r)
+		all, tails = append(all, cells), append(tails, tail)
+	}
+	for _, cells := range all {
+		for i, c := range cells {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	lines := make([]string, len(all))
+	for n, cells := range all {
+		var b strings.Builder
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if i < len(cells)-1 || tails[n] != "" || len(cells) < len(width) {
+				fmt.Fprintf(&b, "%-*s", width[i], c)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		if tails[n] != "" {
+			b.WriteString(" " + tails[n])
+		}
+		lines[n] = strings.TrimRight(b.String(), " ")
+	}
+	return lines
 }
