@@ -28,6 +28,7 @@ func crashCmd() *cobra.Command {
 		keepData          bool
 		port              int
 		serverDir         string
+		dirSync           string
 	)
 	c := &cobra.Command{
 		Use:   "crash",
@@ -66,8 +67,14 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 				Seed: seed, MinRun: minRun, MaxRun: maxRun, Out: out, Child: []string{exe, "crash", "child"}, KeepData: keepData,
 				Port: port, ServerDir: serverDir,
 				Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()}, Log: c.OutOrStdout()}
+			if dirSync != "posix" && dirSync != "file" {
+				return fmt.Errorf("--dir-sync must be posix or file (got %q)", dirSync)
+			}
 			if kill == "power" {
-				cfg.Layer = func() crash.Layer { return powerfs.NewProcess([]string{exe, "crash", "powerfs"}) }
+				cfg.DirSync = dirSync
+				cfg.Layer = func() crash.Layer {
+					return &powerfs.Process{Command: []string{exe, "crash", "powerfs"}, FileEntries: dirSync == "file"}
+				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -104,6 +111,7 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
 	f.DurationVar(&minRun, "min-run", time.Second, "shortest time from the target's opening to the crash")
 	f.DurationVar(&maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
 	f.StringVar(&out, "out", "", "run directory (default runs/crash-TARGET-KILL-DATE-TIME)")
+	f.StringVar(&dirSync, "dir-sync", "posix", "under --kill power, what makes a new file's name durable: posix (only its directory's fsync) or file (also the file's own fsync, as ext4 and XFS do in practice)")
 	f.BoolVar(&keepData, "keep-data", false, "keep every crash's data directory (kept anyway when a durability promise breaks)")
 	c.AddCommand(crashSummaryCmd(), crashTableCmd(), crashChildCmd(), powerfsCmd())
 	return c

@@ -174,3 +174,15 @@ func TestRunTable(t *testing.T) {
 		}
 	}
 }
+
+// Badger's SyncWrites=true keeps every commit when a file's fsync also makes its creation
+// durable (the layer's "file" model, ext4's practice): what it lost under the POSIX model
+// (TestPowerCutBrokenPromiseKeepsEvidence) is the new files' names alone.
+func TestPowerCutBadgerWithFileEntries(t *testing.T) {
+	powerLayer(t)
+	layer := func() Layer { return &powerfs.Process{Command: []string{os.Args[0]}, FileEntries: true} }
+	f := crashTest(t, "badger", "power", 1, map[string]string{"SyncWrites": "true"}, layer)
+	if f.Promise != Durable || f.Summary.Broken {
+		t.Fatalf("%s: %s", f.Promise, f.Summary.Verdict)
+	}
+}

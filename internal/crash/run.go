@@ -30,8 +30,11 @@ type Config struct {
 	MinRun, MaxRun time.Duration
 	Out            string   // the run directory
 	Child          []string // the command that runs a child (ChildMain) with ChildEnv set
-	// Layer makes the power-loss layer for kill "power"; nil otherwise.
+	// Layer makes the power-loss layer for kill "power"; nil otherwise. DirSync records its
+	// model of directory entries: "posix" (only a directory's fsync makes a new name durable)
+	// or "file" (a file's fsync makes its creation durable too, as ext4 does).
 	Layer    func() Layer
+	DirSync  string
 	KeepData bool
 	// Port and ServerDir place a private server (defaults: 15461 or 13461, and
 	// /tmp/dbperf-crash-KIND-PORT).

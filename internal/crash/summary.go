@@ -32,6 +32,7 @@ type FileConfig struct {
 	Kind     string            `json:"kind"`
 	Settings map[string]string `json:"settings"` // as given with --set
 	Kill     string            `json:"kill"`
+	DirSync  string            `json:"dir_sync,omitempty"` // the layer's model under kill power
 	Crashes  int               `json:"crashes"`
 	Clients  int               `json:"clients"`
 	Batch    int               `json:"batch"`
@@ -42,7 +43,14 @@ type FileConfig struct {
 }
 
 func fileConfig(c Config) FileConfig {
-	return FileConfig{Kind: c.Kind, Settings: c.Settings, Kill: c.Kill, Crashes: c.Crashes, Clients: max(c.Clients, 1),
+	ds := ""
+	if c.Kill == "power" {
+		ds = c.DirSync
+		if ds == "" {
+			ds = "posix"
+		}
+	}
+	return FileConfig{Kind: c.Kind, Settings: c.Settings, Kill: c.Kill, DirSync: ds, Crashes: c.Crashes, Clients: max(c.Clients, 1),
 		Batch: max(c.Batch, 1), Seed: c.Seed, MinRunMS: ms(c.MinRun), MaxRunMS: ms(c.MaxRun), Meta: c.Meta}
 }
 
@@ -201,6 +209,14 @@ func settingsString(got, asked map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
+// killName is the kill, with the layer's directory model when it is not POSIX's.
+func killName(c FileConfig) string {
+	if c.DirSync == "file" {
+		return c.Kill + " (file fsync keeps creation)"
+	}
+	return c.Kill
+}
+
 // WriteMarkdown prints the runs as docs/reliability.md's table: a pipe table, one row per run.
 func WriteMarkdown(w io.Writer, files []File) {
 	fmt.Fprintln(w, "| target | settings | kill | crashes | commits/s | lost min / median / max | suffix / holes | in flight | corrupt, dup | failed recoveries | recovery ms (median) | longest window ms | verdict |")
@@ -208,7 +224,7 @@ func WriteMarkdown(w io.Writer, files []File) {
 	for _, f := range files {
 		s := f.Summary
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %d / %g / %d | %d / %d | %d | %d, %d | %d | %.0f | %.0f | %s |\n",
-			f.Config.Kind, settingsString(f.Config.Settings, nil), f.Config.Kill, s.Crashes, s.CommitsPerSec,
+			f.Config.Kind, settingsString(f.Config.Settings, nil), killName(f.Config), s.Crashes, s.CommitsPerSec,
 			s.LostMin, s.LostMedian, s.LostMax, s.Suffix, s.Holes, s.InFlight, s.Corrupt, s.Duplicates, s.FailedRecoveries,
 			s.RecoveryMSMedian, s.LongestWindowMS, s.Verdict)
 	}

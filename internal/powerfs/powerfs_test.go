@@ -215,3 +215,26 @@ func must(t *testing.T, err error) {
 }
 
 var _ = syscall.Sync
+
+// With FileEntries, a file's fsync also keeps its creation (ext4's practice); by default it
+// does not (TestDirectoryFsyncForCreates).
+func TestFileEntriesKeepCreationOnFileFsync(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting FUSE with allow_other needs root here")
+	}
+	dir := t.TempDir()
+	backing, mnt := filepath.Join(dir, "data"), filepath.Join(dir, "mnt")
+	must(t, os.Mkdir(backing, 0o755))
+	p := NewProcess([]string{os.Args[0]})
+	p.FileEntries = true
+	must(t, p.Mount(backing, mnt))
+	write(t, filepath.Join(mnt, "synced"), "s", true)
+	write(t, filepath.Join(mnt, "unsynced"), "u", false)
+	must(t, p.Cut())
+	if got, ok := content(t, filepath.Join(backing, "synced")); !ok || got != "s" {
+		t.Errorf("a created file fsynced: %q, %v", got, ok)
+	}
+	if _, err := os.Lstat(filepath.Join(backing, "unsynced")); !os.IsNotExist(err) {
+		t.Errorf("a created file never fsynced survived the cut (%v)", err)
+	}
+}

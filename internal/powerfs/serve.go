@@ -24,6 +24,9 @@ const ServeEnv = "DBPERF_POWERFS"
 type Spec struct {
 	Backing string `json:"backing"`
 	Mount   string `json:"mount"`
+	// FileEntries makes a file's fsync also make its creation durable (ext4's and XFS's
+	// behaviour in practice); by default only its directory's fsync does (POSIX's promise).
+	FileEntries bool `json:"file_entries,omitempty"`
 }
 
 // Trash is where removed names wait until their directory is fsynced: beside the backing
@@ -42,7 +45,7 @@ func mount(spec Spec) (*fuse.Server, *fsys, error) {
 	if err := os.MkdirAll(spec.Mount, 0o755); err != nil {
 		return nil, nil, err
 	}
-	f := &fsys{root: spec.Backing, states: map[uint64]*fileState{},
+	f := &fsys{root: spec.Backing, states: map[uint64]*fileState{}, fileEntries: spec.FileEntries,
 		log: &undoLog{root: spec.Backing, trash: Trash(spec.Backing)}}
 	rd := &fs.LoopbackRoot{Path: spec.Backing, Dev: uint64(st.Dev), NewNode: f.newNode}
 	root := f.newNode(rd, nil, "", &st)
@@ -121,11 +124,12 @@ func fail(err error) {
 // Process runs the layer in a process of its own (a process that reads its own FUSE mount
 // through mmap can deadlock with the Go runtime); Command runs ServeMain.
 type Process struct {
-	Command []string
-	cmd     *exec.Cmd
-	out     *bufio.Reader
-	mnt     string
-	exited  chan error
+	Command     []string
+	FileEntries bool // see Spec
+	cmd         *exec.Cmd
+	out         *bufio.Reader
+	mnt         string
+	exited      chan error
 }
 
 // NewProcess returns a layer served by command (which runs ServeMain).
@@ -133,7 +137,7 @@ func NewProcess(command []string) *Process { return &Process{Command: command} }
 
 // Mount serves backing at mnt and returns once it is mounted.
 func (p *Process) Mount(backing, mnt string) error {
-	js, _ := json.Marshal(Spec{Backing: backing, Mount: mnt})
+	js, _ := json.Marshal(Spec{Backing: backing, Mount: mnt, FileEntries: p.FileEntries})
 	p.cmd = exec.Command(p.Command[0], p.Command[1:]...)
 	p.cmd.Env = append(os.Environ(), ServeEnv+"="+string(js))
 	p.cmd.Stderr = os.Stderr

@@ -15,6 +15,7 @@ type undo struct {
 	remove  string    // a created file, directory or link: remove it
 	rename  [2]string // a rename: move [0] back to [1]
 	restore [2]string // a replaced or removed name: move the trash file [0] back to [1]
+	ino     uint64    // the created file's backing inode, for Spec.FileEntries
 }
 
 // undoLog holds the changes not yet durable, oldest first, and the trash that keeps what an
@@ -64,6 +65,19 @@ func covers(dirs []string, dir string) bool {
 		}
 	}
 	return false
+}
+
+// syncedFile makes the creation of the file with backing inode ino durable.
+func (l *undoLog) syncedFile(ino uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kept := l.entries[:0]
+	for _, u := range l.entries {
+		if u.remove == "" || u.ino != ino {
+			kept = append(kept, u)
+		}
+	}
+	l.entries = kept
 }
 
 // syncAll makes every change durable, as a clean shutdown does.
