@@ -1,0 +1,97 @@
+package ycsb
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/workload"
+)
+
+// keyThroughput is YCSB's [OVERALL] Throughput(ops/sec) in summary.json's workload map.
+const keyThroughput = "throughput_ops_sec"
+
+func init() { archive.Declare(Name, Declaration()) }
+
+// Figures implements workload.Workload with Declaration.
+func (b *Bench) Figures() archive.Figures { return Declaration() }
+
+// Declaration: YCSB's overall throughput is the headline; each op type's rate, p99 (YCSB prints
+// 95th and 99th percentiles per op) and p99.9 follow.
+func Declaration() archive.Figures {
+	const hi, lo = archive.HigherIsBetter, archive.LowerIsBetter
+	f := archive.Figures{Ops: Ops}
+	f.Columns = append(f.Columns, archive.Column{Name: "ops", Key: keyThroughput, Format: "%.1f", Better: hi, Summary: true, Compare: true, Headline: true,
+		Help: "operations a second, every type and client: YCSB's [OVERALL] Throughput(ops/sec)"})
+	for _, o := range Ops {
+		f.Columns = append(f.Columns,
+			archive.Column{Name: o.Abbrev + "ps", Op: o.Name, Stat: archive.StatPerSec, Format: "%.1f", Better: hi, Compare: true},
+			archive.Column{Name: o.Abbrev + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true, Headline: true},
+			archive.Column{Name: o.Abbrev + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
+	}
+	return f
+}
+
+// Verify implements workload.Workload: after the load, usertable holds insertcount records;
+// after a run, those and every acknowledged insert, and no read missed a record (every key a
+// read draws was loaded or acknowledged).
+func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
+	n, err := b.store.Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := b.cfg.Count()
+	if step == StepRun {
+		want += b.inserted.Load()
+	}
+	var probs []string
+	if b.loaded && n != want {
+		probs = append(probs, fmt.Sprintf("usertable holds %d records, not %d", n, want))
+	}
+	if step == StepRun {
+		if nf := b.notFound.Load(); nf > 0 {
+			probs = append(probs, fmt.Sprintf("%d reads found no record", nf))
+		}
+	}
+	return probs, nil
+}
+
+// CheckStart fails a run that starts with the run step on an empty table.
+func (b *Bench) CheckStart(ctx context.Context) error {
+	if b.cfg.Steps[0] != StepRun {
+		return nil
+	}
+	n, err := b.store.Count(ctx)
+	if err != nil || n == 0 {
+		return fmt.Errorf("usertable is empty or missing (%v): run the load step first (--steps load,run)", err)
+	}
+	return nil
+}
+
+// SetArrival implements workload.Tunable.
+func (b *Bench) SetArrival(a workload.Arrival) { b.cfg.Arrival = a }
+
+// SetStepSeconds implements workload.Tunable: the next run steps last this long.
+func (b *Bench) SetStepSeconds(s float64) {
+	b.cfg.Duration = time.Duration(s * float64(time.Second))
+	b.cfg.OperationCount = 0
+}
+
+// KeepsSize implements workload.Tunable: workloads with inserts grow the table.
+func (b *Bench) KeepsSize(step string) bool { return step == StepRun && b.cfg.Insert == 0 }
+
+// RateOps implements workload.Tunable.
+func (b *Bench) RateOps(step string) []string {
+	if step != StepRun {
+		return nil
+	}
+	var names []string
+	for _, o := range Ops {
+		names = append(names, o.Name)
+	}
+	return names
+}
+
+// SetClients implements workload.ClientTunable.
+func (b *Bench) SetClients(n int) { b.cfg.Clients = n }

@@ -1,0 +1,243 @@
+package ycsbdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/workload/ycsb"
+	"github.com/jackc/pgx/v5"
+)
+
+// createSQL is the JDBC binding's table (jdbc/README.md:35-51): YCSB_KEY VARCHAR(255) PRIMARY
+// KEY and FIELD0.. TEXT.
+func createSQL(fields int, suffix string) []string {
+	cols := []string{"YCSB_KEY VARCHAR(255) PRIMARY KEY"}
+	for i := range fields {
+		cols = append(cols, fmt.Sprintf("FIELD%d TEXT", i))
+	}
+	return []string{"DROP TABLE IF EXISTS usertable", "CREATE TABLE usertable (" + strings.Join(cols, ", ") + ")" + suffix}
+}
+
+// statements are DefaultDBFlavor's (DefaultDBFlavor.java:34-104) with the dialect's
+// placeholders: read always SELECT *, scan ordered by the key, one SET per written field.
+type statements struct {
+	read, scan, insert string
+	update             []string // by field, one field written (writeallfields=false)
+	updateAll          string
+}
+
+func newStatements(fields int, ph func(int) string) statements {
+	var s statements
+	s.read = "SELECT * FROM usertable WHERE YCSB_KEY = " + ph(1)
+	s.scan = "SELECT * FROM usertable WHERE YCSB_KEY >= " + ph(1) + " ORDER BY YCSB_KEY LIMIT " + ph(2)
+	cols, vals, sets := []string{"YCSB_KEY"}, []string{ph(1)}, []string{}
+	for i := range fields {
+		cols, vals = append(cols, fmt.Sprintf("field%d", i)), append(vals, ph(i+2))
+		s.update = append(s.update, fmt.Sprintf("UPDATE usertable SET field%d=%s WHERE YCSB_KEY = %s", i, ph(1), ph(2)))
+		sets = append(sets, fmt.Sprintf("field%d=%s", i, ph(i+1)))
+	}
+	s.insert = "INSERT INTO usertable (" + strings.Join(cols, ",") + ") VALUES(" + strings.Join(vals, ",") + ")"
+	s.updateAll = "UPDATE usertable SET " + strings.Join(sets, ", ") + " WHERE YCSB_KEY = " + ph(fields+1)
+	return s
+}
+
+// pgStore is PostgreSQL through pgx, whose statement cache prepares each statement once per
+// connection as JDBC's cached PreparedStatements do.
+type pgStore struct {
+	t      *sqldriver.Postgres
+	fields int
+}
+
+func (s *pgStore) Create(ctx context.Context, fields int) error {
+	for _, q := range createSQL(fields, "") {
+		if _, err := s.t.Admin().Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *pgStore) Count(ctx context.Context) (n int64, err error) {
+	err = s.t.Admin().QueryRow(ctx, "SELECT count(*) FROM usertable").Scan(&n)
+	return n, err
+}
+
+func (s *pgStore) Connect(ctx context.Context, fields int) (ycsb.Conn, error) {
+	c, err := s.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := newStatements(fields, sqldriver.PostgresDialect.Placeholder)
+	return &pgConn{c: c, st: &st}, nil
+}
+
+type pgConn struct {
+	c    *pgx.Conn
+	st   *statements
+	args []any
+}
+
+func (p *pgConn) Insert(ctx context.Context, key string, values [][]byte) error {
+	p.args = append(p.args[:0], key)
+	for _, v := range values {
+		p.args = append(p.args, string(v))
+	}
+	_, err := p.c.Exec(ctx, p.st.insert, p.args...)
+	return err
+}
+
+func (p *pgConn) Read(ctx context.Context, key string, _ int) (bool, error) {
+	rows, err := p.c.Query(ctx, p.st.read, key)
+	if err != nil {
+		return false, err
+	}
+	found := rows.Next()
+	rows.Close()
+	return found, rows.Err()
+}
+
+func (p *pgConn) Update(ctx context.Context, key string, fields []int, values [][]byte) error {
+	if len(fields) == 1 {
+		_, err := p.c.Exec(ctx, p.st.update[fields[0]], string(values[0]), key)
+		return err
+	}
+	p.args = p.args[:0]
+	for _, v := range values {
+		p.args = append(p.args, string(v))
+	}
+	_, err := p.c.Exec(ctx, p.st.updateAll, append(p.args, key)...)
+	return err
+}
+
+func (p *pgConn) Scan(ctx context.Context, start string, n int) (int, error) {
+	rows, err := p.c.Query(ctx, p.st.scan, start, n)
+	if err != nil {
+		return 0, err
+	}
+	read := 0
+	for rows.Next() {
+		read++
+	}
+	rows.Close()
+	return read, rows.Err()
+}
+
+func (p *pgConn) Close() error { return p.c.Close(context.Background()) }
+
+// dbStore is MySQL/MariaDB or SQLite through database/sql, with statements prepared once per
+// connection.
+type dbStore struct {
+	db      *sql.DB
+	conn    func(context.Context) (*sql.Conn, error)
+	dialect string
+	engine  string
+}
+
+func (s *dbStore) Create(ctx context.Context, fields int) error {
+	suffix := ""
+	if s.dialect == "mysql" && s.engine != "" {
+		suffix = " ENGINE=" + s.engine
+	}
+	for _, q := range createSQL(fields, suffix) {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *dbStore) Count(ctx context.Context) (n int64, err error) {
+	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM usertable").Scan(&n)
+	return n, err
+}
+
+func (s *dbStore) Connect(ctx context.Context, fields int) (ycsb.Conn, error) {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := newStatements(fields, sqldriver.MySQLDialect.Placeholder)
+	return &dbConn{c: c, st: &st, prepared: map[string]*sql.Stmt{}}, nil
+}
+
+type dbConn struct {
+	c        *sql.Conn
+	st       *statements
+	prepared map[string]*sql.Stmt
+	args     []any
+}
+
+func (d *dbConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if ps, ok := d.prepared[q]; ok {
+		return ps, nil
+	}
+	ps, err := d.c.PrepareContext(ctx, q)
+	if err == nil {
+		d.prepared[q] = ps
+	}
+	return ps, err
+}
+
+func (d *dbConn) exec(ctx context.Context, q string, args ...any) error {
+	ps, err := d.stmt(ctx, q)
+	if err == nil {
+		_, err = ps.ExecContext(ctx, args...)
+	}
+	return err
+}
+
+func (d *dbConn) Insert(ctx context.Context, key string, values [][]byte) error {
+	d.args = append(d.args[:0], key)
+	for _, v := range values {
+		d.args = append(d.args, string(v))
+	}
+	return d.exec(ctx, d.st.insert, d.args...)
+}
+
+// rows runs a query and counts its rows.
+func (d *dbConn) rows(ctx context.Context, q string, args ...any) (int, error) {
+	ps, err := d.stmt(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := ps.QueryContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	return n, rows.Err()
+}
+
+func (d *dbConn) Read(ctx context.Context, key string, _ int) (bool, error) {
+	n, err := d.rows(ctx, d.st.read, key)
+	return n > 0, err
+}
+
+func (d *dbConn) Update(ctx context.Context, key string, fields []int, values [][]byte) error {
+	if len(fields) == 1 {
+		return d.exec(ctx, d.st.update[fields[0]], string(values[0]), key)
+	}
+	d.args = d.args[:0]
+	for _, v := range values {
+		d.args = append(d.args, string(v))
+	}
+	return d.exec(ctx, d.st.updateAll, append(d.args, key)...)
+}
+
+func (d *dbConn) Scan(ctx context.Context, start string, n int) (int, error) {
+	return d.rows(ctx, d.st.scan, start, n)
+}
+
+func (d *dbConn) Close() error {
+	for _, ps := range d.prepared {
+		ps.Close()
+	}
+	return d.c.Close()
+}
