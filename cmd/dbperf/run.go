@@ -52,6 +52,7 @@ func runCmd() *cobra.Command {
 	c.AddCommand(runLinkBenchCmd())
 	c.AddCommand(runKVCmd())
 	c.AddCommand(runScriptCmd())
+	c.AddCommand(runYCSBCmd())
 	return c
 }
 
