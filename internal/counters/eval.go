@@ -22,8 +22,10 @@ func (s *Step) Seconds(w Window) float64 {
 }
 
 // Increase is a running total's increase over the window, from the first to the last tick
-// it is known at; a value below the one before is a reset (a restarted server, a reopened
-// engine), counted from zero. False when fewer than two ticks are known.
+// it is known at. A value below the one before is a reset (a restarted server, a reopened
+// engine, a server's counter that went back): that interval adds nothing, since what was
+// counted across the reset is not known, and a guess could be off by the counter's whole
+// size. False when fewer than two ticks are known.
 func (s *Step) Increase(name string, w Window) (float64, bool) {
 	d, _, ok := s.increase(name, w)
 	return d, ok
@@ -41,11 +43,7 @@ func (s *Step) increase(name string, w Window) (sum, secs float64, ok bool) {
 			first = j
 		}
 		if !math.IsNaN(prev) {
-			d := v[j] - prev
-			if d < 0 {
-				d = v[j]
-			}
-			sum, ok = sum+d, true
+			sum, ok = sum+max(v[j]-prev, 0), true
 			secs = s.TSec[j] - s.TSec[first]
 		}
 		prev = v[j]
