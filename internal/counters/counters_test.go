@@ -227,3 +227,16 @@ func TestOldRun(t *testing.T) {
 		t.Errorf("kinds %v", s.Kinds)
 	}
 }
+
+// TestReset: an interval whose running total went down (a restarted server, a counter that
+// went back) adds nothing, rather than the counter's whole new value.
+func TestReset(t *testing.T) {
+	s := &Step{TSec: []float64{0, 1, 2, 3}, Names: []string{"c"}, Kinds: map[string]archive.CounterKind{"c": archive.KindCumulative},
+		Values: map[string][]float64{"c": {1e12, 1e12 + 100, 1e12 - 50, 1e12 + 50}}, matches: map[string][]string{}}
+	if d, ok := s.Increase("c", s.Whole()); !ok || d != 200 {
+		t.Errorf("increase %g, want 100 + 0 + 100", d)
+	}
+	if r := s.Rate("c", Window{1, 2}); r != 0 {
+		t.Errorf("rate over the reset %g, want 0", r)
+	}
+}
