@@ -17,6 +17,29 @@ type Options struct {
 	DisableWAL     bool   // write without a log where the engine can (db_bench --disable_wal)
 	DirectIO       bool   // O_DIRECT reads and background writes where the engine supports it
 	Setup          string // the named setup these options come from, for run.json
+	LSM            LSM    // the LSM's shape and table format; zero fields keep the engine's defaults
+}
+
+// LSM are the options benchmark.sh passes to db_bench that shape an LSM (docs/kv.md lists each
+// with the reference's line): RocksDB sets them all, Pebble what it has. Zero keeps the engine's
+// default, so the Insert Benchmark and LinkBench, which set none, are unchanged.
+type LSM struct {
+	BlockSize           int     // bytes per data block
+	BloomBitsPerKey     int     // full bloom filter
+	CacheShardBits      int     // block cache shards = 2^bits; 0 keeps the default
+	L1Bytes             int64   // max_bytes_for_level_base
+	LevelMultiplier     float64 // max_bytes_for_level_multiplier
+	TargetFileBytes     int64   // target_file_size_base
+	MaxMemtables        int     // max_write_buffer_number
+	NumLevels           int     // num_levels
+	L0CompactionTrigger int     // level0_file_num_compaction_trigger
+	L0SlowdownTrigger   int     // level0_slowdown_writes_trigger
+	L0StopTrigger       int     // level0_stop_writes_trigger
+	BytesPerSync        int64   // bytes_per_sync; -1 for 0 (O_DIRECT)
+	VectorMemtable      bool    // fillseq: vector memtable, no concurrent memtable writes
+	// DBBenchDefaults are db_bench's own defaults where they differ from the library's and
+	// benchmark.sh passes nothing: pipelined writes, perf counters off, 16 table-cache shards.
+	DBBenchDefaults bool
 }
 
 // DefaultOptions are what a target opened by name uses: the engine's defaults, every write synced
@@ -78,6 +101,20 @@ func (closedEngine) Close() error                                      { return 
 // keys; the value is valid only during the call.
 type MultiGetter interface {
 	MultiGet(keys [][]byte, fn func(i int, value []byte)) (found int, err error)
+}
+
+// Putter writes one key in one call, without a batch or a closure per put: RocksDB's Put is one
+// cgo call where a batch is three (create, put, write) and a destroy.
+type Putter interface {
+	Put(key, value []byte) error
+}
+
+// LimitScanner reads at most n entries, so an engine that fetches entries ahead (RocksDB copies
+// them out in one cgo call) fetches no more than the caller visits: forward from lower (below
+// upper when it is not nil), or backward from start down.
+type LimitScanner interface {
+	ScanLimit(lower, upper []byte, n int, fn func(key, value []byte) bool) error
+	ScanReverseLimit(start []byte, n int, fn func(key, value []byte) bool) error
 }
 
 // ReverseScanner calls fn for the keys at or below start, in descending order, until fn returns

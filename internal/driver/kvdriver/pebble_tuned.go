@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable/block"
 )
 
@@ -18,9 +19,11 @@ type pebbleTuned struct {
 	write       *pebble.WriteOptions
 	o           Options
 	compression string
+	shape       map[string]any // what pebbleShape set
 }
 
 var (
+	_ Putter           = (*pebbleTuned)(nil)
 	_ ReverseScanner   = (*pebbleTuned)(nil)
 	_ Flusher          = (*pebbleTuned)(nil)
 	_ L0Compactor      = (*pebbleTuned)(nil)
@@ -49,6 +52,7 @@ func openPebbleTuned(path string, o Options) (Engine, error) {
 	if jobs := o.BackgroundJobs; jobs > 0 {
 		opts.CompactionConcurrencyRange = func() (int, int) { return 1, jobs }
 	}
+	shape := pebbleShape(opts, o.LSM)
 	compression := "default"
 	if o.Compression != "" {
 		p, ok := pebbleCompression[o.Compression]
@@ -69,7 +73,65 @@ func openPebbleTuned(path string, o Options) (Engine, error) {
 	if o.Sync {
 		w = pebble.Sync
 	}
-	return &pebbleTuned{pebbleEngine: &pebbleEngine{db: db, opts: opts, stalls: stalls}, write: w, o: o, compression: compression}, nil
+	return &pebbleTuned{pebbleEngine: &pebbleEngine{db: db, opts: opts, stalls: stalls}, write: w, o: o,
+		compression: compression, shape: shape}, nil
+}
+
+// pebbleShape sets what Pebble has of the reference's LSM options (before EnsureDefaults) and
+// returns what it made of each, for run.json.
+func pebbleShape(opts *pebble.Options, l LSM) map[string]any {
+	s := map[string]any{}
+	if l.BlockSize > 0 {
+		for i := range opts.Levels {
+			opts.Levels[i].BlockSize = l.BlockSize
+		}
+	}
+	if l.BloomBitsPerKey > 0 {
+		for i := range opts.Levels {
+			opts.Levels[i].FilterPolicy = bloom.FilterPolicy(l.BloomBitsPerKey)
+		}
+		s["bloom_bits_per_key"] = l.BloomBitsPerKey
+	}
+	if l.L1Bytes > 0 {
+		opts.LBaseMaxBytes = l.L1Bytes
+	}
+	if l.LevelMultiplier > 0 {
+		opts.Experimental.LevelMultiplier = int(l.LevelMultiplier)
+		s["level_multiplier"] = int(l.LevelMultiplier)
+	}
+	if l.TargetFileBytes > 0 { // RocksDB's target_file_size_multiplier is 1: every level alike
+		for i := range opts.TargetFileSizes {
+			opts.TargetFileSizes[i] = l.TargetFileBytes
+		}
+		s["target_file_size"] = l.TargetFileBytes
+	}
+	if l.MaxMemtables > 0 {
+		opts.MemTableStopWritesThreshold = l.MaxMemtables
+		s["memtable_stop_writes_threshold"] = l.MaxMemtables
+	}
+	if l.L0CompactionTrigger > 0 {
+		opts.L0CompactionThreshold = l.L0CompactionTrigger
+	}
+	if l.L0StopTrigger > 0 {
+		opts.L0StopWritesThreshold = l.L0StopTrigger
+	}
+	if l.BytesPerSync != 0 {
+		opts.BytesPerSync = int(max(0, l.BytesPerSync))
+		s["bytes_per_sync"] = opts.BytesPerSync
+	}
+	if l.NumLevels > 0 {
+		s["num_levels"] = "7 (fixed in Pebble)"
+	}
+	if l.L0SlowdownTrigger > 0 {
+		s["l0_slowdown_writes_trigger"] = "none in Pebble (no delayed writes; its stop threshold is set)"
+	}
+	if l.CacheShardBits > 0 {
+		s["block_cache_shards"] = "Pebble's own (4 x GOMAXPROCS)"
+	}
+	if l.VectorMemtable {
+		s["memtablerep"] = "skip list (Pebble has no vector memtable)"
+	}
+	return s
 }
 
 // Write commits with the chosen durability: synced, or written to the WAL (or not, with
@@ -82,6 +144,9 @@ func (p *pebbleTuned) Write(fn func(w Writer) error) error {
 	}
 	return b.Commit(p.write)
 }
+
+// Put is DB.Set: a pooled batch, no closure.
+func (p *pebbleTuned) Put(key, value []byte) error { return p.db.Set(key, value, p.write) }
 
 func (p *pebbleTuned) ScanReverse(start []byte, fn func(k, v []byte) bool) error {
 	it, err := p.db.NewIter(nil)
@@ -167,6 +232,9 @@ func (p *pebbleTuned) Settings() map[string]any {
 	s["direct_io"] = "not supported by Pebble"
 	s["setup"] = p.o.Setup
 	s["block_size"] = p.opts.Levels[0].BlockSize
+	for k, v := range p.shape {
+		s[k] = v
+	}
 	return s
 }
 

@@ -37,52 +37,87 @@ var rocksCompression = map[string]grocksdb.CompressionType{
 
 type rocksEngine struct {
 	db       *grocksdb.DB
+	cf       *grocksdb.ColumnFamilyHandle // the default column family, for the batched MultiGet
 	opts     *grocksdb.Options
 	table    *grocksdb.BlockBasedTableOptions
 	cache    *grocksdb.Cache
 	ro       *grocksdb.ReadOptions
 	wo       *grocksdb.WriteOptions
+	fast     rocksHandles // the C handles of the hot path (rocksdb_fast.go)
+	stats    bool         // statistics on: counters from tickers, else from the stats dump
 	settings map[string]any
 }
 
 var (
 	_ MultiGetter      = (*rocksEngine)(nil)
 	_ ReverseScanner   = (*rocksEngine)(nil)
+	_ Putter           = (*rocksEngine)(nil)
+	_ LimitScanner     = (*rocksEngine)(nil)
 	_ Flusher          = (*rocksEngine)(nil)
 	_ L0Compactor      = (*rocksEngine)(nil)
 	_ CompactionWaiter = (*rocksEngine)(nil)
 	_ Monitored        = (*rocksEngine)(nil)
 )
 
-// openRocksDB sets the options benchmark_compare.sh passes where dbperf has a say (leveled
-// compaction with dynamic level bytes, bloom 10 bits, 8 KiB blocks, bytes_per_sync 1 MiB) and the
-// caller's sizes. Statistics are on (the reference turns them off and parses its LOG instead):
-// they give the flush and compaction bytes of the summary columns exactly.
+// openRocksDB opens RocksDB with o. With o.LSM set (the key-value workload) every option is the
+// one benchmark.sh passes to db_bench, statistics off as there; without it (a target opened by
+// name) the few options dbperf always set (leveled with dynamic level bytes, bloom 10 bits, 8 KiB
+// blocks, bytes_per_sync 1 MiB), and statistics on for exact counters.
 func openRocksDB(path string, o Options) (Engine, error) {
 	e := &rocksEngine{opts: grocksdb.NewDefaultOptions(), table: grocksdb.NewDefaultBlockBasedTableOptions()}
-	opts, table := e.opts, e.table
+	opts := e.opts
 	opts.SetCreateIfMissing(true)
 	opts.SetInfoLogLevel(grocksdb.WarnInfoLogLevel)
 	opts.SetKeepLogFileNum(2)
+	s, err := e.setOptions(o)
+	if err != nil {
+		e.destroyOptions()
+		return nil, err
+	}
+	e.stats = !o.LSM.DBBenchDefaults
+	if e.stats {
+		opts.EnableStatistics()
+	}
+	s["statistics"] = e.stats
+	db, cfs, err := grocksdb.OpenDbColumnFamilies(opts, path, []string{"default"}, []*grocksdb.Options{opts})
+	if err != nil {
+		e.destroyOptions()
+		return nil, err
+	}
+	e.db, e.cf = db, cfs[0]
+	e.ro = grocksdb.NewDefaultReadOptions()
+	e.wo = grocksdb.NewDefaultWriteOptions()
+	e.wo.SetSync(o.Sync)
+	e.wo.DisableWAL(o.DisableWAL)
+	e.fast = newRocksHandles(e, o.LSM.DBBenchDefaults)
+	e.settings = s
+	return e, nil
+}
+
+// setOptions sets the options and table options of o and returns what it set, for run.json.
+func (e *rocksEngine) setOptions(o Options) (map[string]any, error) {
+	opts, table, l := e.opts, e.table, o.LSM
 	cache := int64(8 << 20) // RocksDB's default block cache
 	if o.CacheBytes > 0 {
 		cache = o.CacheBytes
 	}
-	e.cache = grocksdb.NewLRUCache(uint64(cache))
+	co := grocksdb.NewLRUCacheOptions()
+	co.SetCapacity(uint(cache))
+	shards := "RocksDB's default"
+	if l.CacheShardBits > 0 {
+		co.SetNumShardBits(l.CacheShardBits)
+		shards = strconv.Itoa(1 << l.CacheShardBits)
+	}
+	e.cache = grocksdb.NewLRUCacheWithOptions(co)
+	co.Destroy()
 	table.SetBlockCache(e.cache)
-	table.SetBlockSize(8 << 10)
-	table.SetFilterPolicy(grocksdb.NewBloomFilterFull(10))
+	block, bloom := orInt(l.BlockSize, 8<<10), orInt(l.BloomBitsPerKey, 10)
+	table.SetBlockSize(block)
+	table.SetFilterPolicy(grocksdb.NewBloomFilterFull(float64(bloom)))
 	table.SetPinL0FilterAndIndexBlocksInCache(true)
-	opts.SetBlockBasedTableFactory(table)
-	memtable := int64(64 << 20)
-	if o.MemtableBytes > 0 {
-		memtable = o.MemtableBytes
-	}
+	memtable := orInt64(o.MemtableBytes, 64<<20)
 	opts.SetWriteBufferSize(uint64(memtable))
-	jobs := 2
-	if o.BackgroundJobs > 0 {
-		jobs = o.BackgroundJobs
-	}
+	jobs := orInt(o.BackgroundJobs, 2)
 	opts.SetMaxBackgroundJobs(jobs)
 	compression := "snappy" // RocksDB's default
 	if o.Compression != "" {
@@ -90,36 +125,87 @@ func openRocksDB(path string, o Options) (Engine, error) {
 		if !ok {
 			return nil, fmt.Errorf("rocksdb: unknown compression %q", o.Compression)
 		}
-		opts.SetCompression(c)
+		opts.SetCompression(c) // on every level, as db_bench's min_level_to_compress -1 and 0
 		compression = o.Compression
 	}
 	opts.SetLevelCompactionDynamicLevelBytes(true)
-	opts.SetBytesPerSync(1 << 20)
+	bytesPerSync := orInt64(l.BytesPerSync, 1<<20)
 	if o.DirectIO {
 		opts.SetUseDirectReads(true)
 		opts.SetUseDirectIOForFlushAndCompaction(true)
-		opts.SetBytesPerSync(0)
+		bytesPerSync = 0
 	}
-	opts.EnableStatistics()
-	db, err := grocksdb.OpenDb(opts, path)
-	if err != nil {
-		e.destroyOptions()
-		return nil, err
-	}
-	e.db = db
-	e.ro = grocksdb.NewDefaultReadOptions()
-	e.wo = grocksdb.NewDefaultWriteOptions()
-	e.wo.SetSync(o.Sync)
-	e.wo.DisableWAL(o.DisableWAL)
-	e.settings = map[string]any{
+	bytesPerSync = max(bytesPerSync, 0)
+	opts.SetBytesPerSync(uint64(bytesPerSync))
+	s := map[string]any{
 		"setup": o.Setup, "sync_writes": o.Sync, "disable_wal": o.DisableWAL, "direct_io": o.DirectIO,
-		"block_cache_bytes": cache, "block_cache": "LRU", "memtable_bytes": memtable,
-		"max_background_jobs": jobs, "compression": compression, "block_size": 8 << 10,
-		"bloom_bits_per_key": 10, "level_compaction_dynamic_level_bytes": true,
-		"bytes_per_sync": map[bool]int{false: 1 << 20, true: 0}[o.DirectIO], "statistics": true,
-		"pin_l0_filter_and_index_blocks_in_cache": true,
+		"block_cache_bytes": cache, "block_cache": "LRU", "block_cache_shards": shards,
+		"write_buffer_size": memtable, "max_background_jobs": jobs, "compression": compression,
+		"block_size": block, "bloom_bits_per_key": bloom, "level_compaction_dynamic_level_bytes": true,
+		"bytes_per_sync": bytesPerSync, "pin_l0_filter_and_index_blocks_in_cache": true,
+		"cache_index_and_filter_blocks": false, "max_open_files": -1, "verify_checksums": true,
 	}
-	return e, nil
+	e.setShape(l, s)
+	if o.DirectIO {
+		s["prepopulate_block_cache"] = "not in RocksDB 7.8.3's C API (benchmark.sh sets 1 with O_DIRECT)"
+	}
+	opts.SetBlockBasedTableFactory(table)
+	return s, nil
+}
+
+// setShape sets the LSM's shape from l, where given, and db_bench's own defaults.
+func (e *rocksEngine) setShape(l LSM, s map[string]any) {
+	opts := e.opts
+	set := func(name string, v int64, fn func()) {
+		if v > 0 {
+			fn()
+			s[name] = v
+		}
+	}
+	set("max_bytes_for_level_base", l.L1Bytes, func() { opts.SetMaxBytesForLevelBase(uint64(l.L1Bytes)) })
+	set("target_file_size_base", l.TargetFileBytes, func() { opts.SetTargetFileSizeBase(uint64(l.TargetFileBytes)) })
+	set("max_write_buffer_number", int64(l.MaxMemtables), func() { opts.SetMaxWriteBufferNumber(l.MaxMemtables) })
+	// 8 levels even without l: RocksDB refuses to open a database with more levels than
+	// num_levels, and the key-value workload's databases have the reference's 8.
+	levels := orInt(l.NumLevels, 8)
+	opts.SetNumLevels(levels)
+	s["num_levels"] = levels
+	set("level0_file_num_compaction_trigger", int64(l.L0CompactionTrigger), func() { opts.SetLevel0FileNumCompactionTrigger(l.L0CompactionTrigger) })
+	set("level0_slowdown_writes_trigger", int64(l.L0SlowdownTrigger), func() { opts.SetLevel0SlowdownWritesTrigger(l.L0SlowdownTrigger) })
+	set("level0_stop_writes_trigger", int64(l.L0StopTrigger), func() { opts.SetLevel0StopWritesTrigger(l.L0StopTrigger) })
+	if l.LevelMultiplier > 0 {
+		opts.SetMaxBytesForLevelMultiplier(l.LevelMultiplier)
+		s["max_bytes_for_level_multiplier"] = l.LevelMultiplier
+	}
+	s["memtablerep"] = "skip_list"
+	if l.VectorMemtable {
+		opts.SetMemtableVectorRep()
+		opts.SetAllowConcurrentMemtableWrites(false)
+		s["memtablerep"], s["allow_concurrent_memtable_write"] = "vector", false
+	}
+	if l.DBBenchDefaults {
+		opts.SetEnablePipelinedWrite(true)
+		opts.SetTableCacheNumshardbits(4)
+		opts.SetMaxSubcompactions(1)
+		e.table.SetChecksum(4) // kXXH3
+		e.table.SetFormatVersion(5)
+		s["enable_pipelined_write"], s["table_cache_numshardbits"], s["subcompactions"] = true, 4, 1
+		s["checksum"], s["format_version"], s["perf_level"] = "kXXH3", 5, "disabled (db_bench --perf_level=1)"
+	}
+}
+
+func orInt(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func orInt64(v, def int64) int64 {
+	if v != 0 {
+		return v
+	}
+	return def
 }
 
 func (e *rocksEngine) destroyOptions() {
@@ -130,6 +216,7 @@ func (e *rocksEngine) destroyOptions() {
 	}
 }
 
+// Write applies fn's changes in a write batch; a single put takes Put (rocksdb_fast.go).
 func (e *rocksEngine) Write(fn func(w Writer) error) error {
 	b := grocksdb.NewWriteBatch()
 	defer b.Destroy()
@@ -143,63 +230,6 @@ type rocksWriter struct{ b *grocksdb.WriteBatch }
 
 func (w rocksWriter) Set(k, v []byte) error { w.b.Put(k, v); return nil }
 func (w rocksWriter) Delete(k []byte) error { w.b.Delete(k); return nil }
-
-func (e *rocksEngine) Get(key []byte, fn func([]byte)) (bool, error) {
-	s, err := e.db.GetPinned(e.ro, key)
-	if err != nil {
-		return false, err
-	}
-	defer s.Destroy()
-	if !s.Exists() {
-		return false, nil
-	}
-	fn(s.Data())
-	return true, nil
-}
-
-// MultiGet is RocksDB's batched MultiGet.
-func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, error) {
-	vals, err := e.db.MultiGet(e.ro, keys...)
-	if err != nil {
-		return 0, err
-	}
-	defer vals.Destroy()
-	found := 0
-	for i, v := range vals {
-		if v.Exists() {
-			found++
-			fn(i, v.Data())
-		}
-	}
-	return found, nil
-}
-
-func (e *rocksEngine) Scan(lower, upper []byte, fn func(k, v []byte) bool) error {
-	it := e.db.NewIterator(e.ro)
-	defer it.Close()
-	for it.Seek(lower); it.Valid(); it.Next() {
-		k := it.Key().Data()
-		if upper != nil && string(k) >= string(upper) {
-			break
-		}
-		if !fn(k, it.Value().Data()) {
-			break
-		}
-	}
-	return it.Err()
-}
-
-// ScanReverse is SeekForPrev then Prev: the keys at or below start, descending.
-func (e *rocksEngine) ScanReverse(start []byte, fn func(k, v []byte) bool) error {
-	it := e.db.NewIterator(e.ro)
-	defer it.Close()
-	for it.SeekForPrev(start); it.Valid(); it.Prev() {
-		if !fn(it.Key().Data(), it.Value().Data()) {
-			break
-		}
-	}
-	return it.Err()
-}
 
 func (e *rocksEngine) DropRange(lower, upper []byte) error {
 	if upper == nil {
@@ -298,6 +328,8 @@ func (e *rocksEngine) Settings() map[string]any {
 }
 
 func (e *rocksEngine) Close() error {
+	e.fast.close()
+	e.cf.Destroy()
 	e.db.Close()
 	e.ro.Destroy()
 	e.wo.Destroy()
@@ -312,61 +344,4 @@ func (e *rocksEngine) DiskSize() (int64, error) {
 		n += v
 	}
 	return int64(n), nil
-}
-
-// Counters are RocksDB's statistics tickers (running totals since open: flush_bytes,
-// compaction_write_bytes, compaction_read_bytes, bytes_written, write_stall_seconds,
-// block_cache_hits/misses) and properties (gauges: tables_bytes, blob_bytes, l0_files,
-// compaction_debt_bytes, running_compactions).
-func (e *rocksEngine) Counters() (map[string]float64, error) {
-	t := rocksTickers(e.opts.GetStatisticsString())
-	c := map[string]float64{
-		CounterFlushBytes:        t["rocksdb.flush.write.bytes"],
-		CounterCompactionBytes:   t["rocksdb.compact.write.bytes"],
-		"compaction_read_bytes":  t["rocksdb.compact.read.bytes"],
-		"bytes_written":          t["rocksdb.bytes.written"],
-		"wal_bytes":              t["rocksdb.wal.bytes"],
-		CounterStallSeconds:      t["rocksdb.stall.micros"] / 1e6,
-		"block_cache_hits":       t["rocksdb.block.cache.hit"],
-		"block_cache_misses":     t["rocksdb.block.cache.miss"],
-		CounterCompactionSeconds: t["rocksdb.compaction.times.micros.sum"] / 1e6,
-	}
-	for name, prop := range map[string]string{
-		CounterTablesBytes: "rocksdb.live-sst-files-size", CounterBlobBytes: "rocksdb.total-blob-file-size",
-		"l0_files": "rocksdb.num-files-at-level0", "compaction_debt_bytes": "rocksdb.estimate-pending-compaction-bytes",
-		"running_compactions": "rocksdb.num-running-compactions", "memtable_bytes": "rocksdb.cur-size-all-mem-tables",
-		"block_cache_bytes": "rocksdb.block-cache-usage",
-	} {
-		if v, ok := e.db.GetIntProperty(prop); ok {
-			c[name] = float64(v)
-		}
-	}
-	return c, nil
-}
-
-// rocksTickers reads Statistics::ToString: "name COUNT : n" for tickers, and
-// "name P50 : .. COUNT : n SUM : s" for histograms (as name.count and name.sum).
-func rocksTickers(s string) map[string]float64 {
-	out := map[string]float64{}
-	for _, line := range strings.Split(s, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			continue
-		}
-		name := f[0]
-		if len(f) == 4 && f[1] == "COUNT" {
-			if v, err := strconv.ParseFloat(f[3], 64); err == nil {
-				out[name] = v
-			}
-			continue
-		}
-		for i := 1; i+2 < len(f); i++ {
-			if (f[i] == "COUNT" || f[i] == "SUM") && f[i+1] == ":" {
-				if v, err := strconv.ParseFloat(f[i+2], 64); err == nil {
-					out[name+"."+strings.ToLower(f[i])] = v
-				}
-			}
-		}
-	}
-	return out
 }

@@ -131,10 +131,13 @@ func (c Config) dataBytes() int64 { return c.Keys * int64(c.KeySize+c.ValueSize)
 //     the OS page cache, as the reference's 1 GiB cache against tens of GiB of data;
 //   - iodir: as byos with lz4 and O_DIRECT where the engine has it.
 //
-// fillseq always writes without the WAL (the reference's fillseq_disable_wal).
+// Every setup has the LSM shape benchmark_compare.sh gives db_bench (referenceLSM). fillseq
+// always writes without the WAL into a vector memtable (the reference's fillseq_disable_wal).
 func (c Config) EngineOptions(step string) kvdriver.Options {
 	o := kvdriver.Options{MemtableBytes: defaultMemtableBytes, BackgroundJobs: defaultBackgroundJobs,
-		Sync: c.Sync, DisableWAL: c.DisableWAL || step == FillSeq, Setup: c.Setup, Compression: "none"}
+		Sync: c.Sync, DisableWAL: c.DisableWAL || step == FillSeq, Setup: c.Setup, Compression: "none",
+		LSM: referenceLSM}
+	o.LSM.VectorMemtable = step == FillSeq
 	switch c.Setup {
 	case "byrx":
 		o.CacheBytes = max(64<<20, 2*c.dataBytes())
@@ -143,12 +146,20 @@ func (c Config) EngineOptions(step string) kvdriver.Options {
 	}
 	if c.Setup == "iodir" {
 		o.Compression, o.DirectIO = "lz4", true
+		o.LSM.BytesPerSync = -1 // benchmark.sh:222-226: 0 under O_DIRECT
 	}
 	if c.CacheBytes > 0 {
 		o.CacheBytes = c.CacheBytes
 	}
 	return o
 }
+
+// referenceLSM is what benchmark.sh passes to db_bench for leveled compaction with
+// benchmark_compare.sh's defaults (docs/kv.md has each option's line).
+var referenceLSM = kvdriver.LSM{BlockSize: 8 << 10, BloomBitsPerKey: 10, CacheShardBits: 6,
+	L1Bytes: 128 << 20, LevelMultiplier: 8, TargetFileBytes: 32 << 20, MaxMemtables: 8, NumLevels: 8,
+	L0CompactionTrigger: 4, L0SlowdownTrigger: 20, L0StopTrigger: 30, BytesPerSync: 1 << 20,
+	DBBenchDefaults: true}
 
 func (c Config) stepDuration() time.Duration {
 	return time.Duration(c.StepSeconds * float64(time.Second))

@@ -48,8 +48,9 @@ type client struct {
 	firstBad          string
 	// valueSize is set by onValue, made once per client: a closure made per Get would be
 	// allocated per read (it escapes through the Engine interface).
-	valueSize int
-	onValue   func(v []byte)
+	valueSize    int
+	onValue      func(v []byte)
+	onBatchValue func(i int, v []byte) // adds key and value sizes of a batch to valueSize
 }
 
 func (st *stepState) newClient(i int) *client {
@@ -57,6 +58,7 @@ func (st *stepState) newClient(i int) *client {
 		vals: values{buf: st.b.vals, size: st.b.cfg.ValueSize}}
 	c.vals.pos = (i * 7919 * st.b.cfg.ValueSize) % len(st.b.vals)
 	c.onValue = func(v []byte) { c.valueSize = len(v) }
+	c.onBatchValue = func(i int, v []byte) { c.valueSize += len(c.batch[i]) + len(v) }
 	return c
 }
 
@@ -198,7 +200,7 @@ func (st *stepState) putOp(pick func(c *client) uint64) func(c *client) runner.D
 				st.setKey(c, pick(c))
 			}
 			v := c.vals.next()
-			if err := st.db.Write(func(w kvdriver.Writer) error { return w.Set(c.key, v) }); err != nil {
+			if err := st.db.Put(c.key, v); err != nil {
 				return 0, err
 			}
 			c.ops++
@@ -235,21 +237,24 @@ func (st *stepState) multiGetOp(c *client, mg kvdriver.MultiGetter) runner.DoFun
 	op := st.op(opMultiGet)
 	return runner.Single(op, func(_ context.Context, attempt int) (int64, error) {
 		if attempt == 0 {
-			c.batch, c.nums = c.batch[:0], c.nums[:0]
-			for i := 0; i < multiGetBatch; i++ {
+			if len(c.batch) != multiGetBatch {
+				c.batch = make([][]byte, multiGetBatch) // the keys' buffers are reused
+			}
+			c.nums = c.nums[:0]
+			for i := range c.batch {
 				n := st.randomKey(c)
 				c.nums = append(c.nums, n)
-				c.batch = append(c.batch, appendKey(nil, n, st.b.cfg.KeySize))
+				c.batch[i] = appendKey(c.batch[i][:0], n, st.b.cfg.KeySize)
 			}
 		}
-		var size int
-		found, err := mg.MultiGet(c.batch, func(i int, v []byte) { size += len(c.batch[i]) + len(v) })
+		c.valueSize = 0
+		found, err := mg.MultiGet(c.batch, c.onBatchValue)
 		if err != nil {
 			return 0, err
 		}
 		c.ops += multiGetBatch
 		c.found += int64(found)
-		c.bytes += int64(size)
+		c.bytes += int64(c.valueSize)
 		return multiGetBatch, nil
 	})
 }
@@ -265,7 +270,7 @@ func (st *stepState) fwdOp(c *client, pick func(c *client) uint64) runner.DoFunc
 		}
 		start, visited := c.keyNum, uint64(0)
 		var bytes int
-		err := st.db.Scan(c.key, nil, func(k, v []byte) bool {
+		err := st.db.ScanN(c.key, scanLength, func(k, v []byte) bool {
 			if keyNumber(k) != start+visited {
 				c.noteBad(fmt.Sprintf("fwdrange from key %d: entry %d is key %d, expected %d", start, visited, keyNumber(k), start+visited))
 			}
@@ -286,7 +291,7 @@ func (st *stepState) fwdOp(c *client, pick func(c *client) uint64) runner.DoFunc
 }
 
 // revOp seeks to a key and visits up to scanLength entries backward (db_bench's Seek, then Prev).
-func (st *stepState) revOp(c *client, rs kvdriver.ReverseScanner, pick func(c *client) uint64) runner.DoFunc {
+func (st *stepState) revOp(c *client, _ kvdriver.ReverseScanner, pick func(c *client) uint64) runner.DoFunc {
 	op := st.op(opRevRange)
 	return runner.Single(op, func(_ context.Context, attempt int) (int64, error) {
 		if attempt == 0 {
@@ -294,7 +299,7 @@ func (st *stepState) revOp(c *client, rs kvdriver.ReverseScanner, pick func(c *c
 		}
 		start, visited := c.keyNum, uint64(0)
 		var bytes int
-		err := rs.ScanReverse(c.key, func(k, v []byte) bool {
+		_, err := st.db.ScanReverseN(c.key, scanLength, func(k, v []byte) bool {
 			if keyNumber(k) != start-visited {
 				c.noteBad(fmt.Sprintf("revrange from key %d: entry %d is key %d, expected %d", start, visited, keyNumber(k), start-visited))
 			}
