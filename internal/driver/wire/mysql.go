@@ -61,6 +61,8 @@ type MySQL struct {
 	inRows bool     // its rows are being read
 	more   bool     // SERVER_MORE_RESULTS_EXISTS: another result follows
 	vals   [][]byte // the current row's values (nil: NULL), slices of rbuf
+	stmt   *MyStmt  // the prepared statement executing: its rows are binary (mystmt.go); nil for COM_QUERY
+	pipe   myPipe   // statements queued to go with the next one (mystmt.go)
 }
 
 // MySQL protocol constants (https://mariadb.com/kb/en/clientserver-protocol/).
@@ -124,6 +126,7 @@ func (w *MySQL) begin(ctx context.Context) error {
 		return w.fail(w.ioErr(err))
 	}
 	w.seq = 0
+	w.stmt = nil
 	return nil
 }
 
@@ -143,6 +146,7 @@ func (w *MySQL) fail(err error) error {
 	}
 	w.busy.Store(0)
 	w.inRows, w.more = false, false
+	w.pipe = myPipe{}
 	return w.err
 }
 
@@ -185,7 +189,7 @@ func (w *MySQL) Exec(ctx context.Context, q []byte) (int64, error) {
 // write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write, and
 // reads the start of the reply.
 func (w *MySQL) write(q []byte) error {
-	b := w.wbuf[:0]
+	b := w.pipe.prefix(w.wbuf[:0])
 	payload, first := len(q)+1, true
 	for {
 		size := min(payload, maxPayload)
@@ -206,7 +210,7 @@ func (w *MySQL) write(q []byte) error {
 	if err := w.Exchange(b); err != nil { // the reply's start is read too
 		return w.sockErr(err)
 	}
-	return nil
+	return w.pipeReplies()
 }
 
 func (w *MySQL) ioErr(err error) error {
@@ -316,9 +320,15 @@ func (w *MySQL) result() (rows bool, affected int64, err error) {
 	}
 	metadata := !w.cacheMeta || len(p) <= k || p[k] == 1
 	if metadata {
-		for range cols {
-			if _, err := w.packet(); err != nil {
+		for i := range int(cols) {
+			p, err := w.packet()
+			if err != nil {
 				return false, 0, err
+			}
+			if w.stmt != nil { // binary rows: their columns' types are needed
+				if err := w.stmt.column(i, int(cols), p); err != nil {
+					return false, 0, w.fail(err)
+				}
 			}
 		}
 	}
@@ -368,6 +378,9 @@ func (w *MySQL) row() (vals [][]byte, ok bool, err error) {
 	case len(p) > 0 && p[0] == 0xff:
 		w.inRows = false
 		return nil, false, w.errPacket(p)
+	}
+	if w.stmt != nil {
+		return w.binaryRow(p)
 	}
 	vals = w.vals[:0]
 	for range w.cols {

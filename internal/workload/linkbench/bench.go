@@ -68,8 +68,17 @@ func (b *Bench) Settings() map[string]any {
 		"loader_chunk_size": b.cfg.ChunkIDs, "batch": b.cfg.Batch, "requesters": b.cfg.Requesters,
 		"requests": b.cfg.Requests, "requests_seconds": b.cfg.RequestTime.Seconds(), "mix": b.cfg.Mix,
 		"partitions": b.cfg.Partitions, "retries": b.cfg.Retries, "steps": b.cfg.Steps,
-		"arrival": b.cfg.Arrival.String(),
+		"arrival": b.cfg.Arrival.String(), "query_mode": b.queryMode(),
 	}
+}
+
+// queryMode is how the store sends statements with arguments: its own account (SQL targets),
+// else the configured mode ("" on key-value targets, which run no SQL).
+func (b *Bench) queryMode() string {
+	if s, ok := b.store.(interface{ QueryMode() string }); ok {
+		return s.QueryMode()
+	}
+	return b.cfg.QueryMode
 }
 
 func (b *Bench) now() time.Time { return b.cfg.Now() }

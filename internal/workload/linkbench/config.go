@@ -33,10 +33,14 @@ type Config struct {
 	Mix         string // "2013" (the original's) or "2017" (the mdcallag fork's refresh)
 	// Partitions is PARTITION BY KEY(id1) PARTITIONS n on MySQL's linktable; 0 for none.
 	Partitions int
-	Retries    int // retries of a failed operation (deadlock, serialization failure); default 100
-	Steps      []string
-	Seed       uint64
-	Arrival    workload.Arrival
+	// QueryMode is how SQL statements with arguments are sent: "simple" (text with the values
+	// written in), "prepared" (prepared on the server once per connection), or "" for the DBMS's
+	// reference form (stores.Options).
+	QueryMode string
+	Retries   int // retries of a failed operation (deadlock, serialization failure); default 100
+	Steps     []string
+	Seed      uint64
+	Arrival   workload.Arrival
 	// Now is the clock of link and node times; time.Now if nil (tests fix it).
 	Now func() time.Time
 	// SumResults hashes every result the request step reads into ResultSum, for the test that
@@ -111,6 +115,9 @@ func (c Config) Validate() error {
 	}
 	if c.Partitions < 0 || c.Partitions > 1024 {
 		bad("--partitions must be between 0 and 1024 (got %d)", c.Partitions)
+	}
+	if c.QueryMode != "" && c.QueryMode != "simple" && c.QueryMode != "prepared" {
+		bad("--query-mode must be simple or prepared (got %q)", c.QueryMode)
 	}
 	if c.Retries < 0 {
 		bad("--retries cannot be negative (got %d)", c.Retries)

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,9 +27,13 @@ func testTargets(t *testing.T, name string) map[string]string {
 }
 
 func open(t *testing.T, target string) (driver.Target, lb.Store) {
+	return openMode(t, target, "")
+}
+
+func openMode(t *testing.T, target, mode string) (driver.Target, lb.Store) {
 	t.Helper()
 	tg := testtargets.Open(t, target)
-	st, err := stores.For(tg, stores.Options{})
+	st, err := stores.For(tg, stores.Options{QueryMode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,13 +105,28 @@ func TestLoadAndRequestOnEveryTarget(t *testing.T) {
 }
 
 // TestSameResultsOnEveryTarget loads the same graph and runs the same requests (one requester,
-// a fixed clock) on every target: the tables and every result read must be identical.
+// a fixed clock) on every target, and on MySQL in both query modes: the tables and every result
+// read must be identical.
 func TestSameResultsOnEveryTarget(t *testing.T) {
 	type result struct{ tables, reads uint64 }
 	results := map[string]result{}
+	targets := map[string]string{}
 	for name, target := range testTargets(t, "same") {
+		targets[name] = target
+		if strings.HasPrefix(target, "mysql://") {
+			targets[name+"-prepared"] = target
+		}
+	}
+	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
-			tg, st := open(t, target)
+			mode := ""
+			if strings.HasSuffix(name, "-prepared") {
+				mode = "prepared"
+			}
+			tg, st := openMode(t, target, mode)
+			if got, _ := st.(interface{ QueryMode() string }); mode != "" && (got == nil || got.QueryMode() != mode) {
+				t.Fatalf("the store's query mode is not %s", mode)
+			}
 			cfg := tinyConfig()
 			cfg.Requesters, cfg.Requests = 1, 3000
 			clock := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)

@@ -114,6 +114,20 @@ func (c *sqlConn) query(ctx context.Context, q string, args []any, fn func(rows)
 	return rs.Err()
 }
 
+// queryText runs q unprepared: on MySQL the driver writes the arguments into the text
+// (interpolateParams).
+func (c *sqlConn) queryText(ctx context.Context, q string, args []any, fn func(rows) error) error {
+	rs, err := c.c.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if err := fn(rs); err != nil {
+		return err
+	}
+	return rs.Err()
+}
+
 func (c *sqlConn) close() error {
 	for _, st := range c.stmts {
 		st.Close()

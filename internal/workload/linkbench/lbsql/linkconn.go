@@ -23,6 +23,9 @@ type Conn struct {
 	loads    map[[2]int]string // by table (0 links, 1 counts, 2 nodes) and rows
 	args     []any
 	scan     scanTarget
+	// multiget runs MULTIGET_LINK: the connection's query, or its text form in prepared mode
+	// on MySQL, as the fork sends it (LinkStoreSql.java multigetLinksImpl).
+	multiget func(ctx context.Context, q string, args []any, fn func(rows) error) error
 }
 
 var _ lb.Conn = (*Conn)(nil)
@@ -46,8 +49,16 @@ func (c *Conn) load(table, n int) string {
 
 // tx runs fn in a write transaction: committed if fn succeeds, rolled back otherwise (also
 // when the DBMS already aborted it, as after a deadlock), so the caller may retry.
+//
+// On MySQL's lean path BEGIN goes in the same write as the transaction's first statement,
+// saving a round trip per transaction (measured: docs/linkbench.md "Beside the Java client"):
+// the references start theirs with none, on a connection with autocommit off.
 func (c *Conn) tx(ctx context.Context, fn func() error) error {
-	if _, err := c.c.exec(ctx, c.d.begin); err != nil {
+	if q, ok := c.c.(interface{ queueBegin(string) error }); ok {
+		if err := q.queueBegin(c.d.begin); err != nil {
+			return err
+		}
+	} else if _, err := c.c.exec(ctx, c.d.begin); err != nil {
 		return err
 	}
 	err := fn()
@@ -165,8 +176,8 @@ func (c *Conn) DeleteLink(ctx context.Context, id1, linkType, id2, nowMs int64) 
 	return found, err
 }
 
-func (c *Conn) readLinks(ctx context.Context, q string, args []any, out []lb.Link) ([]lb.Link, error) {
-	err := c.c.query(ctx, q, args, func(r rows) error {
+func (c *Conn) readLinks(ctx context.Context, query func(context.Context, string, []any, func(rows) error) error, q string, args []any, out []lb.Link) ([]lb.Link, error) {
+	err := query(ctx, q, args, func(r rows) error {
 		for r.Next() {
 			if len(out) < cap(out) {
 				out = out[:len(out)+1] // the element keeps its Data array for scanLink to reuse
@@ -196,14 +207,14 @@ func (c *Conn) GetLinks(ctx context.Context, id1, linkType int64, id2s []int64, 
 		c.args = append(c.args, id2)
 	}
 	start := len(out)
-	out, err := c.readLinks(ctx, q, c.args, out)
+	out, err := c.readLinks(ctx, c.multiget, q, c.args, out)
 	slices.SortFunc(out[start:], func(a, b lb.Link) int { return int(a.ID2 - b.ID2) })
 	return out, err
 }
 
 // GetLinkList implements linkbench.Conn.
 func (c *Conn) GetLinkList(ctx context.Context, id1, linkType, minTime, maxTime int64, offset, limit int, out []lb.Link) ([]lb.Link, error) {
-	return c.readLinks(ctx, c.sql.list, []any{id1, linkType, minTime, maxTime, int64(offset), int64(limit)}, out)
+	return c.readLinks(ctx, c.c.query, c.sql.list, []any{id1, linkType, minTime, maxTime, int64(offset), int64(limit)}, out)
 }
 
 func (c *Conn) readInt(ctx context.Context, q string, args ...any) (int64, error) {

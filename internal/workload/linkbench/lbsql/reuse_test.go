@@ -92,7 +92,7 @@ func TestLinkReadsReuseData(t *testing.T) {
 func openStore(tb testing.TB, target string) *Store {
 	tb.Helper()
 	tg := testtargets.Open(tb, target)
-	s, ok := Bind(tg, 0)
+	s, ok, _ := Bind(tg, 0, "")
 	if !ok {
 		tb.Fatalf("%T is not a SQL target", tg)
 	}

@@ -19,6 +19,7 @@ type Store struct {
 	// through the driver; lean is the servers' default unless --client-path driver, and the hot benchmarks measure both.
 	openConn   func(ctx context.Context, lean bool) (conn, error)
 	lean       bool
+	mode       string // QuerySimple or QueryPrepared: how statements with arguments are sent
 	engine     string // MySQL's ENGINE=
 	partitions int    // MySQL's PARTITION BY KEY(id1) PARTITIONS n, or 0
 	settle     func(ctx context.Context, tables []string) (string, error)
@@ -39,13 +40,27 @@ func settleWith(settle func(ctx context.Context, tables []string, o sqldriver.Se
 	}
 }
 
+// The query modes (--query-mode, pgbench's names): statements with arguments sent as text with
+// the values written in, or prepared on the server once per connection and executed with
+// parameters.
+const (
+	QuerySimple   = "simple"
+	QueryPrepared = "prepared"
+)
+
 // Bind returns LinkBench's store on an opened SQL target; false when t is not one. partitions
-// applies to MySQL only.
-func Bind(t driver.Target, partitions int) (lb.Store, bool) {
+// applies to MySQL only; mode is QuerySimple, QueryPrepared, or "" for the DBMS's reference
+// form: text on MySQL (the original's LinkStoreMysql), prepared on PostgreSQL (pgx's and the
+// fork's LinkStorePgsql) and SQLite. Only MySQL has both; an error says when mode is not
+// offered on t.
+func Bind(t driver.Target, partitions int, mode string) (lb.Store, bool, error) {
 	switch t := t.(type) {
 	case *sqldriver.Postgres:
+		if mode == QuerySimple {
+			return nil, true, simpleOnMySQL(t)
+		}
 		path, _ := t.ClientPath()
-		return &Store{d: postgres, settle: settleWith(t.Settle), lean: path.Lean(),
+		return &Store{d: postgres, settle: settleWith(t.Settle), lean: path.Lean(), mode: QueryPrepared,
 			openConn: func(ctx context.Context, lean bool) (conn, error) {
 				c, err := t.Connect(ctx)
 				if err != nil {
@@ -60,37 +75,51 @@ func Bind(t driver.Target, partitions int) (lb.Store, bool) {
 					return nil, err
 				}
 				return w, nil
-			}}, true
+			}}, true, nil
 	case *sqldriver.MySQL:
 		path, _ := t.ClientPath()
+		if mode == "" {
+			mode = QuerySimple
+		}
+		prepared := mode == QueryPrepared
 		return &Store{d: mysql, engine: t.Engine(), partitions: partitions, settle: settleWith(t.Settle), check: t.CheckTableEngine,
-			lean: path.Lean(),
+			lean: path.Lean(), mode: mode,
 			openConn: func(ctx context.Context, lean bool) (conn, error) {
 				c, err := t.Conn(ctx)
 				if err != nil {
 					return nil, err
 				}
 				if !lean {
-					return newSQLConn(c, false), nil
+					return newSQLConn(c, prepared), nil
 				}
 				sock, err := t.Socket(ctx, c)
 				if err != nil {
 					c.Close()
 					return nil, err
 				}
-				return &myWireConn{c: c, w: wire.NewMySQL(sock, path.Poll())}, nil
-			}}, true
+				return &myWireConn{c: c, w: wire.NewMySQL(sock, path.Poll()), prepared: prepared}, nil
+			}}, true, nil
 	case *sqldriver.SQLite:
-		return &Store{d: sqlite, settle: t.Settle, openConn: func(ctx context.Context, _ bool) (conn, error) {
+		if mode == QuerySimple {
+			return nil, true, simpleOnMySQL(t)
+		}
+		return &Store{d: sqlite, settle: t.Settle, mode: QueryPrepared, openConn: func(ctx context.Context, _ bool) (conn, error) {
 			c, err := t.Conn(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return newSQLConn(c, true), nil
-		}}, true
+		}}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
+
+func simpleOnMySQL(t driver.Target) error {
+	return fmt.Errorf("--query-mode simple applies to MySQL targets only: LinkBench's statements are prepared on %s", t.Info(context.Background()).Target)
+}
+
+// QueryMode is how the store sends statements with arguments: QuerySimple or QueryPrepared.
+func (s *Store) QueryMode() string { return s.mode }
 
 // open opens a connection on the store's path.
 func (s *Store) open(ctx context.Context) (conn, error) { return s.openConn(ctx, s.lean) }
@@ -135,7 +164,13 @@ func (s *Store) connect(ctx context.Context, lean bool) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{c: c, d: s.d, getLinks: map[int]string{}, loads: map[[2]int]string{},
+	multiget := c.query
+	if t, ok := c.(interface {
+		queryText(context.Context, string, []any, func(rows) error) error
+	}); ok && s.mode == QueryPrepared && s.d.Name == "mysql" {
+		multiget = t.queryText
+	}
+	return &Conn{c: c, d: s.d, getLinks: map[int]string{}, loads: map[[2]int]string{}, multiget: multiget,
 		sql: statements{selectVis: s.d.selectVisibility(), update: s.d.updateLink(), hide: s.d.hideLink(),
 			inc: s.d.countIncrement(), dec: s.d.countDecrement(), list: s.d.linkList(), count: s.d.countLinks(),
 			visible: s.d.countVisible(), addNode: s.d.addNode(), updateNode: s.d.updateNode(),
