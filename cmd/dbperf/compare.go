@@ -60,16 +60,16 @@ the table; docs/repeats.md explains the statistics.`,
 			if len(others) == 0 {
 				return errors.New("compare needs at least one RUN besides the base")
 			}
-			if groups, ok, err := report.LoadGroups(append([]string{base}, others...)); err != nil {
+			if groups, ok, err := loadGroups(append([]string{base}, others...)); err != nil {
 				return err
 			} else if ok {
 				return report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f)
 			}
-			b, err := report.Load([]string{base})
+			b, err := loadRuns([]string{base})
 			if err != nil {
 				return err
 			}
-			runs, err := report.Load(others)
+			runs, err := loadRuns(others)
 			if err != nil {
 				return err
 			}

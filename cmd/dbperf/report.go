@@ -33,12 +33,12 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if groups, ok, err := report.LoadGroups(args); err != nil {
+			if groups, ok, err := loadGroups(args); err != nil {
 				return err
 			} else if ok {
 				return writeGroupReport(c, groups, base, out)
 			}
-			runs, err := report.Load(args)
+			runs, err := loadRuns(args)
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,7 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 					}
 				}
 				if baseIdx < 0 { // a base that is not among the RUNs is compared with them too
-					b, err := report.Load([]string{base})
+					b, err := loadRuns([]string{base})
 					if err != nil {
 						return err
 					}

@@ -43,7 +43,7 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 			if err != nil {
 				return err
 			}
-			groups, isGroup, err := report.LoadGroups(args)
+			groups, isGroup, err := loadGroups(args)
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				runs = append(runs, g.Runs...)
 			}
 			if len(args) > 0 && !isGroup {
-				if runs, err = report.Load(args); err != nil {
+				if runs, err = loadRuns(args); err != nil {
 					return err
 				}
 			}
