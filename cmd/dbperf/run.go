@@ -119,6 +119,9 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if cfg.Arrival, err = load.parse(seed); err != nil {
 				return err
 			}
+			if err := sharding.forInsert(c, &cfg); err != nil { // --shard: shard.go
+				return err
+			}
 			if output.repeat > 1 && cfg.NeedsData() != "" {
 				return fmt.Errorf("--repeat runs each repeat from an empty database, so --steps must start with l.i0 (it starts with %s)", cfg.Steps[0])
 			}
@@ -136,7 +139,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 				serverOnly = "--prepared"
 			}
 			_, err = launch{serverOnly: serverOnly, workload: "insert", prefix: "insert", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: cfg.NeedsData(), bind: bindInsert(cfg)}.run(c)
+				verify: !noVerify, needsData: cfg.NeedsData(), bind: sharding.wrap(bindInsert(cfg))}.run(c)
 			return err
 		},
 	}
@@ -150,6 +153,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.Float64Var(&cfg.QSeconds, "q-seconds", cfg.QSeconds, "length of each q step at its insert rate: each client inserts rate x q-seconds rows")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated (and cleanup: drop the tables dbperf created)")
 	f.Float64Var(&cfg.StepSeconds, "step-seconds", 0, "end each load step (l.i0, l.i1, l.i2) after this many seconds, even with rows left")
+	sharding.add(f)
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
@@ -305,6 +309,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(dataPath), Target: archive.Target(info),
 		Seed: seed, Settings: settings, Figures: wl.Figures(), Start: time.Now(),
 	}
+	meta.Shard = sharding.provenance() // a shard of a sharded run: shard.go
 	dir, err := archive.Create(out, meta)
 	if err != nil {
 		return err
@@ -317,6 +322,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
 	output.apply(s)
 	err = s.Run(ctx)
+	sharding.finish(err)
 	fmt.Fprintf(w, "run directory: %s\n", out)
 	return err
 }

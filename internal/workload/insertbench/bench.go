@@ -76,11 +76,11 @@ func New(cfg Config, store Store) (*Bench, error) {
 	if sm, ok := store.(StatementMode); ok {
 		sm.SetStatementMode(cfg.Prepared, cfg.SharedTable)
 	}
-	n := cfg.Clients
+	lo, n := cfg.clientRange() // a shard's tables are named by its clients' global numbers
 	if cfg.SharedTable {
-		n = 1
+		lo, n = 0, 1
 	}
-	for i := range n {
+	for i := lo; i < n; i++ {
 		t := &table{name: fmt.Sprintf("pi%d", i+1), producers: 1}
 		if cfg.SharedTable {
 			t.producers = cfg.Clients
@@ -124,7 +124,8 @@ func (b *Bench) tableOf(client int) *table {
 	if b.cfg.SharedTable {
 		return b.tables[0]
 	}
-	return b.tables[client]
+	lo, _ := b.cfg.clientRange()
+	return b.tables[client-lo]
 }
 
 func (b *Bench) tableNames() []string {
@@ -322,13 +323,14 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	if p.info.kind == kindQuery {
 		s.Ops = append(s.Ops, opQuery)
 	}
-	plan.Progress, plan.Main, plan.Write, plan.Total = stepInsert, stepInsert, stepInsert, rowsPerClient*int64(b.cfg.Clients)
+	plan.Progress, plan.Main, plan.Write, plan.Total = stepInsert, stepInsert, stepInsert, rowsPerClient*int64(b.cfg.shardClients())
 	if p.info.kind != kindQuery && b.cfg.StepSeconds > 0 { // a time limit beside the row count
 		s.Duration = time.Duration(b.cfg.StepSeconds * float64(time.Second))
 	}
 
 	var queriers []runner.DoFunc
-	for c := range b.cfg.Clients {
+	lo, hi := b.cfg.clientRange()
+	for c := lo; c < hi; c++ {
 		t := b.tableOf(c)
 		conn, err := p.connect(ctx)
 		if err != nil {
@@ -357,7 +359,7 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 			return nil, err
 		}
 		plan.Main, plan.Read = stepQuery, stepQuery
-		plan.Extra = insertGate(p.info.rate*float64(b.cfg.Clients), float64(rowsPerClient)/p.info.rate)
+		plan.Extra = insertGate(p.info.rate*float64(b.cfg.shardClients()), float64(rowsPerClient)/p.info.rate)
 	}
 	return plan, nil
 }

@@ -38,6 +38,11 @@ type Config struct {
 	SettleScale float64
 	// Seed of every random stream; each step, role and client gets its own stream from it.
 	Seed uint64
+	// ClientFrom and ClientTo, when ClientTo > 0, make this process one shard of a sharded
+	// run: it runs clients [ClientFrom, ClientTo) of Clients (shard.go). NotFirstShard is set
+	// on every shard but shard 0, which alone runs the DBMS's settle, on every shard's tables.
+	ClientFrom, ClientTo int
+	NotFirstShard        bool
 	// FullChecks runs the full check (counts, index scans) after every step instead of a bounded
 	// sample between steps and the full check after the last one. Default false: the checks
 	// between steps must not load the caches the next step measures.
@@ -164,6 +169,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Data.RandomPct < 0 || c.Data.RandomPct > 100 {
 		errs = append(errs, fmt.Errorf("--data-random-pct must be in 0..100 (got %d)", c.Data.RandomPct))
+	}
+	if err := c.validateShard(); err != nil { // sharded runs: shard.go
+		errs = append(errs, err)
 	}
 	if len(c.Steps) == 0 {
 		errs = append(errs, errors.New("--steps is empty: name at least one step"))

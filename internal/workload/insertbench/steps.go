@@ -27,9 +27,9 @@ func (p *planner) index(ctx context.Context, plan *workload.StepPlan) (*workload
 		if err != nil {
 			return nil, err
 		}
-		share := int64(lxRows / len(b.tables))
+		share := int64(lxRows / b.cfg.tablesInRun()) // sharded: every shard's tables share the 100
 		plan.Total += t.nextID.Load() - t.head + share
-		gen := NewGenerator(b.rng(p.step, "insert", i), b.cfg.Data)
+		gen := NewGenerator(b.rng(p.step, "insert", b.cfg.tableNumber(i)), b.cfg.Data)
 		rows := make([]Row, share)
 		inserted, calls := false, int64(2)
 		if share == 0 { // more tables than rows: nothing to insert
@@ -75,8 +75,10 @@ func (p *planner) settle(plan *workload.StepPlan) *workload.StepPlan {
 			start := time.Now()
 			until := start.Add(b.cfg.settleWait())
 			actions = "nothing to settle on this target"
-			if st, ok := b.store.(Settler); ok {
-				a, err := st.Settle(ctx, b.tableNames(), until, b.cfg.SettleScale)
+			if b.cfg.NotFirstShard { // sharded: shard 0 settles the DBMS, this one waits
+				actions = "shard 0 settles the DBMS; this shard waits"
+			} else if st, ok := b.store.(Settler); ok {
+				a, err := st.Settle(ctx, b.allTableNames(), until, b.cfg.SettleScale)
 				if err != nil {
 					return 0, fmt.Errorf("settle: %s: %w", a, err)
 				}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/measure"
+	"github.com/dbperf/dbperf/internal/shard"
+	"github.com/dbperf/dbperf/internal/workload"
+	"github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// shardFlags are --shard, --rendezvous, --start-at, --rendezvous-timeout and --run-id: one
+// process's share of a sharded run and how the shards meet (docs/scale-out.md).
+type shardFlags struct {
+	spec, rendezvous, startAt, runID string
+	timeout                          time.Duration
+
+	parsed shard.Spec
+	at     time.Time
+	rv     *shard.Rendezvous
+	prov   *archive.Shard // run.json's "shard", updated at every barrier
+	// conns are the connections the whole run opens at most, for the connection-limit check.
+	conns int
+	// settings overrides run.json's settings with the whole run's (the arrival rate).
+	settings map[string]any
+	warn     io.Writer
+}
+
+// sharding is the process's one set of shard flags.
+var sharding = &shardFlags{warn: os.Stderr}
+
+func (s *shardFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&s.spec, "shard", "", "run share i of N of the run (i/N), or auto/N: i from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); sizes, clients and rates stay the whole run's; needs --seed")
+	f.StringVar(&s.rendezvous, "rendezvous", "target", "how the shards meet before each step: target (a table dbperf creates on the target DBMS and removes) or start-at (only at --start-at)")
+	f.StringVar(&s.startAt, "start-at", "", "sharded: the instant every shard starts at (RFC 3339, e.g. 2026-11-26T10:00:00Z); needs synchronized clocks; implies --rendezvous start-at")
+	f.DurationVar(&s.timeout, "rendezvous-timeout", 10*time.Minute, "sharded: how long a shard waits for the others at a barrier before the run fails on every shard")
+	f.StringVar(&s.runID, "run-id", "", "sharded: the run's name at the rendezvous, the same on every shard (default WORKLOAD-SEED-N)")
+}
+
+// check parses the flags; every shard of one run must be given the same seed.
+func (s *shardFlags) check(c *cobra.Command, workloadName string, seed uint64) error {
+	var err error
+	if s.parsed, err = shard.Parse(s.spec, nil); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if !c.Flags().Changed("seed") {
+		return fmt.Errorf("--shard needs --seed: every shard of a run must draw from the same seed")
+	}
+	if output.repeat > 1 {
+		return fmt.Errorf("--shard and --repeat do not go together: repeat the sharded run instead")
+	}
+	if s.startAt != "" {
+		if s.at, err = time.Parse(time.RFC3339Nano, s.startAt); err != nil {
+			return fmt.Errorf("--start-at %q is not an RFC 3339 instant (e.g. 2026-11-26T10:00:00Z)", s.startAt)
+		}
+		s.rendezvous = "start-at"
+	}
+	switch s.rendezvous {
+	case "target":
+	case "start-at":
+		if s.at.IsZero() {
+			return fmt.Errorf("--rendezvous start-at needs --start-at TIME")
+		}
+	default:
+		return fmt.Errorf("--rendezvous must be target or start-at (got %q)", s.rendezvous)
+	}
+	if s.runID == "" {
+		s.runID = fmt.Sprintf("%s-%d-%d", workloadName, seed, s.parsed.Count)
+	}
+	s.rv = &shard.Rendezvous{Spec: s.parsed, RunID: s.runID, StartAt: s.at, Timeout: s.timeout}
+	s.rv.Host, _ = os.Hostname()
+	s.prov = &archive.Shard{Index: s.parsed.Index, Count: s.parsed.Count, RunID: s.runID, Rendezvous: s.rendezvous}
+	return nil
+}
+
+// forInsert checks the flags and gives the Insert Benchmark this shard's clients and its share
+// of an open-loop rate.
+func (s *shardFlags) forInsert(c *cobra.Command, cfg *insertbench.Config) error {
+	if err := s.check(c, "insert", cfg.Seed); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if err := s.parsed.CheckClients("clients", cfg.Clients); err != nil {
+		return err
+	}
+	lo, hi := s.parsed.Range(int64(cfg.Clients))
+	cfg.ClientFrom, cfg.ClientTo, cfg.NotFirstShard = int(lo), int(hi), !s.parsed.First()
+	s.prov.Work = map[string][2]int64{"clients": {lo, hi}}
+	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
+	cfg.Arrival = s.arrivalShare(cfg.Arrival)
+	s.conns = 3*cfg.Clients + 3*s.parsed.Count // inserter, deleter, querier; admin, monitor, rendezvous
+	return nil
+}
+
+// arrivalShare is this shard's open-loop arrivals: R/N of a whole-run rate (a per-client rate
+// is already its clients' share), from a Poisson stream of its own.
+func (s *shardFlags) arrivalShare(a workload.Arrival) workload.Arrival {
+	if !a.Open() {
+		return a
+	}
+	if !a.PerClient {
+		a.Rate = s.parsed.Rate(a.Rate)
+	}
+	a.Seed = shard.Seed(a.Seed, "", "arrivals", s.parsed.Index)
+	return a
+}
+
+// wrap binds the workload and, for a shard, puts it behind the rendezvous: the target must be
+// a server whose connection limit covers every shard's connections.
+func (s *shardFlags) wrap(bind func(driver.Target) (workload.Workload, error)) func(driver.Target) (workload.Workload, error) {
+	return func(t driver.Target) (workload.Workload, error) {
+		wl, err := bind(t)
+		if err != nil || !s.parsed.Sharded() {
+			return wl, err
+		}
+		ctx := context.Background()
+		if err := s.connect(ctx, t); err != nil {
+			return nil, err
+		}
+		if err := s.rv.Setup(ctx); err != nil {
+			return nil, err
+		}
+		sw := &shardWorkload{Workload: wl, s: s}
+		if ref, ok := wl.(workload.ReferenceLines); ok {
+			return shardWorkloadRef{sw, ref}, nil
+		}
+		return sw, nil
+	}
+}
+
+// connect gives the rendezvous its own connection to a server target, and checks the server's
+// connection limit against the whole run's connections.
+func (s *shardFlags) connect(ctx context.Context, t driver.Target) error {
+	info := t.Info(ctx)
+	if limit, err := strconv.Atoi(fmt.Sprint(info.Settings["max_connections"])); err == nil && s.conns > limit {
+		return fmt.Errorf("the %d shards open up to %d connections in all, and %s allows %d (max_connections): raise it or run fewer clients", s.parsed.Count, s.conns, info.Engine, limit)
+	}
+	if s.rendezvous != "target" {
+		return nil
+	}
+	switch tg := t.(type) {
+	case *sqldriver.Postgres:
+		c, err := tg.Connect(ctx)
+		if err != nil {
+			return fmt.Errorf("the rendezvous's connection: %w", err)
+		}
+		s.rv.DB, s.rv.Dialect = shard.PgxDB{Conn: c}, shard.PostgresDialect
+	case *sqldriver.MySQL:
+		s.rv.DB, s.rv.Dialect = shard.SQLDB{DB: tg.DB()}, shard.MySQLDialect
+	default:
+		return fmt.Errorf("--rendezvous target needs a PostgreSQL or MySQL target (got %s): give --start-at TIME instead", info.Kind)
+	}
+	return nil
+}
+
+// provenance is run.json's "shard" for a shard, nil for a whole run.
+func (s *shardFlags) provenance() *archive.Shard {
+	if !s.parsed.Sharded() {
+		return nil
+	}
+	return s.prov
+}
+
+// barrier meets the other shards and records it in run.json's provenance.
+func (s *shardFlags) barrier(ctx context.Context, name string) error {
+	if err := s.rv.Wait(ctx, name); err != nil {
+		return err
+	}
+	s.prov.Barriers = s.prov.Barriers[:0]
+	for _, b := range s.rv.Barriers {
+		s.prov.Barriers = append(s.prov.Barriers, archive.Barrier{Name: b.Name, At: b.At,
+			WaitedMs: float64(b.Waited.Microseconds()) / 1e3, ClockOffsetMs: float64(b.Offset.Microseconds()) / 1e3})
+	}
+	off := s.rv.MaxOffset()
+	s.prov.ClockOffsetMs = float64(off.Microseconds()) / 1e3
+	if off.Abs() > shard.ClockWarn && len(s.rv.Barriers) == 1 {
+		fmt.Fprintf(s.warn, "warning: this host's clock is %s off the target's (more than %s): synchronize the hosts' clocks (chrony or NTP); the merge corrects the offset measured here, not a drift\n",
+			off.Round(time.Millisecond), shard.ClockWarn)
+	}
+	return nil
+}
+
+// finish ends a shard's part: a failed shard tells the others, every shard removes its rows.
+func (s *shardFlags) finish(err error) {
+	if !s.parsed.Sharded() || s.rv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err != nil && !errors.Is(err, shard.ErrTimeout) {
+		s.rv.Fail(ctx, err)
+	}
+	if err == nil || s.rv.DB != nil {
+		s.rv.Close(ctx)
+	}
+}
+
+// shardWorkload is a shard's workload: every step starts at a barrier, after its connections
+// are open; the run ends at one, after the last step's check.
+type shardWorkload struct {
+	workload.Workload
+	s *shardFlags
+}
+
+func (w *shardWorkload) Plan(ctx context.Context, step string) (*workload.StepPlan, error) {
+	if len(w.s.rv.Barriers) == 0 {
+		if err := w.s.barrier(ctx, "start"); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := w.Workload.Plan(ctx, step)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.s.barrier(ctx, "step "+step); err != nil {
+		plan.Close()
+		return nil, err
+	}
+	return plan, nil
+}
+
+func (w *shardWorkload) Verify(ctx context.Context, step string) ([]string, error) {
+	problems, err := w.Workload.Verify(ctx, step)
+	if steps := w.Steps(); err == nil && len(steps) > 0 && steps[len(steps)-1] == step {
+		err = w.s.barrier(ctx, "end")
+	}
+	return problems, err
+}
+
+// Settings are the workload's, with the whole run's arrival rate rather than this shard's share.
+func (w *shardWorkload) Settings() map[string]any {
+	m := w.Workload.Settings()
+	for k, v := range w.s.settings {
+		m[k] = v
+	}
+	return m
+}
+
+// shardWorkloadRef keeps the workload's reference lines.
+type shardWorkloadRef struct {
+	*shardWorkload
+	ref workload.ReferenceLines
+}
+
+func (w shardWorkloadRef) ReferenceLines(ops []measure.OpType) workload.LineFormatter {
+	return w.ref.ReferenceLines(ops)
+}

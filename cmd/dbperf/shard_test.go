@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/shard"
+	"github.com/dbperf/dbperf/internal/testtargets"
+	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
+)
+
+// runShards runs the shards of one Insert Benchmark run as processes at once and merges them.
+func runShards(t *testing.T, dir, target string, n int, args ...string) (archive.Run, []archive.Step) {
+	t.Helper()
+	var wg sync.WaitGroup
+	res := make([]result, n)
+	var dirs []string
+	for i := range n {
+		out := fmt.Sprintf("s%d", i)
+		dirs = append(dirs, out)
+		a := append([]string{"run", "insert", "--target", target, "--quiet", "--out", out, "--shard", fmt.Sprintf("%d/%d", i, n), "--rendezvous-timeout", "2m"}, args...)
+		wg.Go(func() { res[i] = run(t, dir, a...) })
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 {
+			t.Fatalf("shard %d: %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := run(t, dir, append(append([]string{"merge"}, dirs...), "--out", "merged")...); r.code != 0 {
+		t.Fatalf("merge: %s", r.stderr)
+	}
+	meta, steps, err := archive.Read(filepath.Join(dir, "merged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta, steps
+}
+
+// serverTargets are the CI's servers, each in a database of this test's own.
+func serverTargets(t *testing.T, db string) map[string]string {
+	out := map[string]string{}
+	for name, env := range map[string]string{"postgres": "DBPERF_TEST_POSTGRES", "mysql": "DBPERF_TEST_MYSQL"} {
+		dsn := os.Getenv(env)
+		if dsn == "" {
+			if testing.Short() {
+				continue
+			}
+			t.Fatalf("%s is not set: scripts/test.sh starts the servers (or use -short)", env)
+		}
+		out[name] = testtargets.WithDatabase(dsn, db)
+		// dbperf creates a missing database; two shards doing it at one instant would race.
+		testtargets.Open(t, out[name]).Close()
+	}
+	return out
+}
+
+// TestShardedInsertMatchesDatabase: 2 shard processes of one Insert Benchmark run meet through
+// the server (PostgreSQL, MariaDB), each loads its clients' own tables, and the merged run's
+// counts are exactly the rows the database holds; the rendezvous table is gone afterwards, and
+// run.json keeps each shard's provenance with its clock offset and barriers.
+func TestShardedInsertMatchesDatabase(t *testing.T) {
+	for name, target := range serverTargets(t, "dbperf_shardtest") {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			meta, steps := runShards(t, dir, target, 2, "--clients", "3", "--rows", "2000", "--l1-rows", "1000",
+				"--steps", "l.i0,l.x,l.i1,qr100", "--q-seconds", "1", "--arrival", "constant", "--rate", "400", "--seed", "11", "--drop")
+			if len(meta.Shards) != 2 || len(meta.Shards[1].Barriers) < 5 || meta.Shards[0].Work["clients"] != [2]int64{0, 2} || meta.Shards[1].Work["clients"] != [2]int64{2, 3} {
+				t.Fatalf("run.json's shards: %+v", meta.Shards)
+			}
+			if meta.Settings["arrival"] != "constant 400/s" {
+				t.Errorf("the merged run's arrival setting %v: the whole run's rate, not a shard's", meta.Settings["arrival"])
+			}
+			byName := map[string]archive.Step{}
+			for _, s := range steps {
+				byName[s.Step] = s
+			}
+			if got := byName["l.i0"].Ops["insert"].Count; got != 3*2000 {
+				t.Errorf("l.i0 merged: %d rows, want %d", got, 3*2000)
+			}
+			if got := byName["l.x"].Ops["insert"].Count; got != 99 { // 100 rows shared by 3 tables, as one host's run
+				t.Errorf("l.x merged: %d rows inserted, want 99", got)
+			}
+			want := byName["l.i0"].Ops["insert"].Count + byName["l.x"].Ops["insert"].Count + byName["l.i1"].Ops["insert"].Count - byName["l.i1"].Ops["delete"].Count +
+				byName["qr100"].Ops["insert"].Count - byName["qr100"].Ops["delete"].Count
+			if got := countRows(t, target, 3); got != want {
+				t.Errorf("the database holds %d rows, the merged counts say %d", got, want)
+			}
+			q := byName["qr100"]
+			if q.OpenLoop == nil || q.OpenLoop.Offered < 200 {
+				t.Fatalf("qr100's open loop: %+v", q.OpenLoop)
+			}
+			for i := range 2 { // each shard offered its half of the rate (a constant schedule)
+				_, ss, _ := archive.Read(filepath.Join(dir, fmt.Sprintf("s%d", i)))
+				ol := ss[3].OpenLoop
+				if r := float64(ol.Offered) / ss[3].Seconds; r < 150 || r > 250 {
+					t.Errorf("shard %d offered %.0f arrivals a second, want about 200 of the run's 400", i, r)
+				}
+			}
+			if tableExists(t, target, shard.Table) {
+				t.Errorf("%s is still on the target", shard.Table)
+			}
+		})
+	}
+}
+
+// countRows counts the rows of the clients' tables pi1..piN.
+func countRows(t *testing.T, target string, clients int) int64 {
+	t.Helper()
+	tg := testtargets.Open(t, target)
+	st, err := stores.For(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for c := 1; c <= clients; c++ {
+		s, err := st.Stats(context.Background(), fmt.Sprintf("pi%d", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += s.Rows
+	}
+	return n
+}
+
+// tableExists tells whether the server has the table.
+func tableExists(t *testing.T, target, table string) bool {
+	t.Helper()
+	ctx := context.Background()
+	q := "SELECT 1 FROM " + table + " LIMIT 1"
+	switch tg := testtargets.Open(t, target).(type) {
+	case *sqldriver.Postgres:
+		c, err := tg.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		_, err = c.Exec(ctx, q)
+		return err == nil
+	case *sqldriver.MySQL:
+		_, err := tg.DB().ExecContext(ctx, q)
+		return err == nil
+	}
+	t.Fatalf("%s is not a server target", target)
+	return false
+}
