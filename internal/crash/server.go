@@ -65,26 +65,35 @@ func startPrivate(ctx context.Context, cfg Config) (*privateServer, error) {
 		return nil, fmt.Errorf("a server already runs in %s: stop it first (dbperf server stop %s --datadir %s)", ps.dataDir, ps.kind, ps.dataDir)
 	}
 	ps.srv = srv
-	if err := os.RemoveAll(ps.dataDir); err != nil { // every crash test starts from initdb
+	if err := ps.fresh(ctx, cfg); err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(ps.dataDir, 0o755); err != nil {
-		return nil, err
-	}
-	if cfg.Kill == "power" {
-		if err := ps.mountLayer(cfg); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := srv.Start(ctx); err != nil {
-		ps.stop(ctx)
-		return nil, fmt.Errorf("starting the private %s: %w", ps.kind, err)
 	}
 	ps.url = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/dbperf", port)
 	if ps.kind == "mariadb" {
 		ps.url = fmt.Sprintf("dbperf@tcp(127.0.0.1:%d)/dbperf", port)
 	}
 	return ps, nil
+}
+
+// fresh makes a new data directory (on the layer under power) and starts the server in it:
+// every crash test starts from initdb, and so does the crash after a failed recovery.
+func (ps *privateServer) fresh(ctx context.Context, cfg Config) error {
+	if err := os.RemoveAll(ps.dataDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(ps.dataDir, 0o755); err != nil {
+		return err
+	}
+	if cfg.Kill == "power" {
+		if err := ps.mountLayer(cfg); err != nil {
+			return err
+		}
+	}
+	if _, err := ps.srv.Start(ctx); err != nil {
+		ps.stop(ctx)
+		return fmt.Errorf("starting the private %s: %w", ps.kind, err)
+	}
+	return nil
 }
 
 // configText is the server's config: the settings under test, in its own syntax; nothing else
@@ -169,6 +178,9 @@ func (ps *privateServer) crash(ctx context.Context, cfg Config, i int) (Result, 
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
 	}
+	if testAfterKill != nil {
+		testAfterKill(i, filepath.Join(ps.dataDir, "data"))
+	}
 	v := Verified{}
 	start := time.Now()
 	_, serr := ps.srv.Start(ctx)
@@ -187,14 +199,21 @@ func (ps *privateServer) crash(ctx context.Context, cfg Config, i int) (Result, 
 	if err != nil {
 		return r, nil, err
 	}
-	if promise, _ := Promise(cfg.Kind, cfg.Settings, cfg.Kill); promise == Durable && r.Broken() || serr != nil {
+	if promise, _ := Promise(cfg.Kind, cfg.Settings, cfg.Kill); promise == Durable && r.Broken() || r.RecoveryFailed {
 		ps.keepEvidence(ctx, dir)
 	}
-	if serr != nil {
-		return r, settings, fmt.Errorf("crash %d: the server did not restart: %w", i, serr)
+	if r.RecoveryFailed && i < cfg.Crashes {
+		// The next crash needs a working server: start again from initdb.
+		ps.stop(ctx)
+		if err := ps.fresh(ctx, cfg); err != nil {
+			return r, settings, fmt.Errorf("crash %d: recovery failed, and so did a new server: %w", i, err)
+		}
 	}
 	return r, settings, nil
 }
+
+// testAfterKill lets a test damage the data directory between the crash and the restart.
+var testAfterKill func(crash int, dataDir string)
 
 // prepare makes a new empty table and lets it become durable before the writers start: the
 // crash then tests the commits, not the table's creation.

@@ -100,3 +100,41 @@ func TestTornWriteSettingRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A server that cannot recover is a failed recovery with its data kept, and the next crash
+// runs on a new server.
+func TestServerFailedRecoveryStartsAgain(t *testing.T) {
+	testAfterKill = func(crash int, dataDir string) {
+		if crash == 1 {
+			os.Remove(dataDir + "/global/pg_control") // PostgreSQL cannot start without it
+		}
+	}
+	defer func() { testAfterKill = nil }()
+	bin := "/usr/lib/postgresql"
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("PostgreSQL is not installed")
+	}
+	dir, err := os.MkdirTemp("", "dbperf-crash-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	defer os.RemoveAll(dir)
+	out := dir + "/out"
+	cfg := Config{Kind: "postgres", Kill: "process", Crashes: 2, Clients: 1, Batch: 1, Seed: 1, MinRun: 500 * time.Millisecond,
+		MaxRun: 500 * time.Millisecond, Out: out, Child: []string{os.Args[0]}, Port: 15473, ServerDir: dir + "/server"}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Load(out)
+	if len(f.Results) != 2 || !f.Results[0].RecoveryFailed || f.Results[1].RecoveryFailed || s.FailedRecoveries != 1 || !s.Broken {
+		t.Fatalf("results %+v\nsummary %+v", f.Results, s)
+	}
+	if _, err := os.Stat(out + "/crash-1/server-data/PG_VERSION"); err != nil {
+		t.Errorf("the failed recovery's data was not kept: %v", err)
+	}
+	if !strings.Contains(f.Results[0].RecoveryError, "restart") {
+		t.Errorf("recovery error %q", f.Results[0].RecoveryError)
+	}
+}
