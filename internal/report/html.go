@@ -280,6 +280,7 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 		if most >= minIntervals {
 			charts = timeCharts(step, si, names, files)
 			charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
+			charts = append(charts, countersChart(step, si, names, runs, base)) // html_counters.go
 		} else {
 			st.Note = fmt.Sprintf("This step lasted %s: fewer than %d intervals in every run, too few for charts over time. "+
 				"Its figures are in the summary; the percentile chart shows its latency distribution.", strings.Join(lasted, ", "), minIntervals)

@@ -138,7 +138,7 @@
       title: c.title, width: width, height: narrow ? 200 : 230, scales: scales, axes: axes, series: series,
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },
-      plugins: c.kind === "throughput" ? [shadePlugin(c.shade)] : [],
+      plugins: c.kind === "throughput" || c.kind === "counters" ? [shadePlugin(c.shade)] : [],
       hooks: {
         setCursor: [function (u) {
           var idx = u.cursor.idx;
