@@ -16,20 +16,23 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// crashFlags are `dbperf crash`'s flags.
+type crashFlags struct {
+	target, kill, out string
+	sets              []string
+	crashes, clients  int
+	batch             int
+	seed              uint64
+	minRun, maxRun    time.Duration
+	keepData          bool
+	port              int
+	serverDir         string
+	dirSync           string
+}
+
 // crashCmd is `dbperf crash`: the lost-commit test (docs/reliability.md).
 func crashCmd() *cobra.Command {
-	var (
-		target, kill, out string
-		sets              []string
-		crashes, clients  int
-		batch             int
-		seed              uint64
-		minRun, maxRun    time.Duration
-		keepData          bool
-		port              int
-		serverDir         string
-		dirSync           string
-	)
+	var o crashFlags
 	c := &cobra.Command{
 		Use:   "crash",
 		Short: "Crash a target while clients commit, recover it, and count the acknowledged commits lost",
@@ -48,73 +51,76 @@ is reported loudly and its data directory kept. See docs/reliability.md.`,
   dbperf crash --target mariadb-innodb --set innodb_flush_log_at_trx_commit=2 --kill power
   dbperf crash summary runs/crash-*`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			settings, err := parseSets(sets)
-			if err != nil {
-				return err
-			}
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			if out == "" {
-				out = fmt.Sprintf("runs/crash-%s-%s-%s", target, kill, time.Now().Format("20060102-150405"))
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			cfg := crash.Config{Kind: target, Settings: settings, Kill: kill, Crashes: crashes, Clients: clients, Batch: batch,
-				Seed: seed, MinRun: minRun, MaxRun: maxRun, Out: out, Child: []string{exe, "crash", "child"}, KeepData: keepData,
-				Port: port, ServerDir: serverDir,
-				Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()}, Log: c.OutOrStdout()}
-			if dirSync != "posix" && dirSync != "file" {
-				return fmt.Errorf("--dir-sync must be posix or file (got %q)", dirSync)
-			}
-			if kill == "power" {
-				cfg.DirSync = dirSync
-				cfg.Layer = func() crash.Layer {
-					return &powerfs.Process{Command: []string{exe, "crash", "powerfs"}, FileEntries: dirSync == "file"}
-				}
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			promise, why := crash.Promise(target, settings, kill)
-			shown := strings.Join(sets, " ")
-			if shown == "" {
-				shown = "defaults"
-			}
-			fmt.Fprintf(c.OutOrStdout(), "crash test of %s (%s), kill %s, %d crashes into %s, seed %d\npromise: %s: %s\n",
-				target, shown, kill, crashes, out, seed, promise, why)
-			s, err := crash.Run(ctx, cfg)
-			if s != nil {
-				fmt.Fprintln(c.OutOrStdout(), s.Verdict)
-			}
-			if err != nil {
-				return err
-			}
-			if s.Broken {
-				return &exitError{code: 3}
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return o.run(c) },
 	}
 	f := c.Flags()
-	f.StringVar(&target, "target", "sqlite", "embedded target ("+strings.Join(crash.Embedded, ", ")+") or a private server dbperf starts, crashes and restarts itself ("+strings.Join(crash.Servers, ", ")+")")
-	f.IntVar(&port, "port", 0, "the private server's port on 127.0.0.1 (default 15461 for postgres, 13461 for mariadb)")
-	f.StringVar(&serverDir, "server-dir", "", "the private server's directory, emptied first (default /tmp/dbperf-crash-KIND-PORT)")
-	f.StringArrayVar(&sets, "set", nil, "NAME=VALUE: a setting in the engine's own terms (repeatable), e.g. synchronous=NORMAL, sync=false, NoSync=true, SyncWrites=true")
-	f.StringVar(&kill, "kill", "process", "process (SIGKILL) or power (discard every write not fsynced)")
-	f.IntVar(&crashes, "crashes", 3, "crashes of this setting")
-	f.IntVar(&clients, "clients", 2, "inserting clients")
-	f.IntVar(&batch, "batch", 1, "rows per transaction")
-	f.Uint64Var(&seed, "seed", 0, "seed of the crash instants and payloads (default: a new one, printed and stored)")
-	f.DurationVar(&minRun, "min-run", time.Second, "shortest time from the target's opening to the crash")
-	f.DurationVar(&maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
-	f.StringVar(&out, "out", "", "run directory (default runs/crash-TARGET-KILL-DATE-TIME)")
-	f.StringVar(&dirSync, "dir-sync", "posix", "under --kill power, what makes a new file's name durable: posix (only its directory's fsync) or file (also the file's own fsync, as ext4 and XFS do in practice)")
-	f.BoolVar(&keepData, "keep-data", false, "keep every crash's data directory (kept anyway when a durability promise breaks)")
+	f.StringVar(&o.target, "target", "sqlite", "embedded target ("+strings.Join(crash.Embedded, ", ")+") or a private server dbperf starts, crashes and restarts itself ("+strings.Join(crash.Servers, ", ")+")")
+	f.IntVar(&o.port, "port", 0, "the private server's port on 127.0.0.1 (default 15461 for postgres, 13461 for mariadb)")
+	f.StringVar(&o.serverDir, "server-dir", "", "the private server's directory, emptied first (default /tmp/dbperf-crash-KIND-PORT)")
+	f.StringArrayVar(&o.sets, "set", nil, "NAME=VALUE: a setting in the engine's own terms (repeatable), e.g. synchronous=NORMAL, sync=false, NoSync=true, SyncWrites=true")
+	f.StringVar(&o.kill, "kill", "process", "process (SIGKILL) or power (discard every write not fsynced)")
+	f.IntVar(&o.crashes, "crashes", 3, "crashes of this setting")
+	f.IntVar(&o.clients, "clients", 2, "inserting clients")
+	f.IntVar(&o.batch, "batch", 1, "rows per transaction")
+	f.Uint64Var(&o.seed, "seed", 0, "seed of the crash instants and payloads (default: a new one, printed and stored)")
+	f.DurationVar(&o.minRun, "min-run", time.Second, "shortest time from the target's opening to the crash")
+	f.DurationVar(&o.maxRun, "max-run", 3*time.Second, "longest time from the target's opening to the crash")
+	f.StringVar(&o.out, "out", "", "run directory (default runs/crash-TARGET-KILL-DATE-TIME)")
+	f.StringVar(&o.dirSync, "dir-sync", "posix", "under --kill power, what makes a new file's name durable: posix (only its directory's fsync) or file (also the file's own fsync, as ext4 and XFS do in practice)")
+	f.BoolVar(&o.keepData, "keep-data", false, "keep every crash's data directory (kept anyway when a durability promise breaks)")
 	c.AddCommand(crashSummaryCmd(), crashTableCmd(), crashChildCmd(), powerfsCmd())
 	return c
+}
+
+// run runs the crash test the flags describe; a broken promise exits with status 3.
+func (o *crashFlags) run(c *cobra.Command) error {
+	settings, err := parseSets(o.sets)
+	if err != nil {
+		return err
+	}
+	if !c.Flags().Changed("seed") {
+		o.seed = randomSeed()
+	}
+	if o.out == "" {
+		o.out = fmt.Sprintf("runs/crash-%s-%s-%s", o.target, o.kill, time.Now().Format("20060102-150405"))
+	}
+	if o.dirSync != "posix" && o.dirSync != "file" {
+		return fmt.Errorf("--dir-sync must be posix or file (got %q)", o.dirSync)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cfg := crash.Config{Kind: o.target, Settings: settings, Kill: o.kill, Crashes: o.crashes, Clients: o.clients, Batch: o.batch,
+		Seed: o.seed, MinRun: o.minRun, MaxRun: o.maxRun, Out: o.out, Child: []string{exe, "crash", "child"}, KeepData: o.keepData,
+		Port: o.port, ServerDir: o.serverDir,
+		Meta: map[string]any{"command": strings.Join(os.Args, " "), "build": archive.ThisBuild()}, Log: c.OutOrStdout()}
+	if o.kill == "power" {
+		cfg.DirSync = o.dirSync
+		cfg.Layer = func() crash.Layer {
+			return &powerfs.Process{Command: []string{exe, "crash", "powerfs"}, FileEntries: o.dirSync == "file"}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	promise, why := crash.Promise(o.target, settings, o.kill)
+	shown := strings.Join(o.sets, " ")
+	if shown == "" {
+		shown = "defaults"
+	}
+	fmt.Fprintf(c.OutOrStdout(), "crash test of %s (%s), kill %s, %d crashes into %s, seed %d\npromise: %s: %s\n",
+		o.target, shown, o.kill, o.crashes, o.out, o.seed, promise, why)
+	s, err := crash.Run(ctx, cfg)
+	if s != nil {
+		fmt.Fprintln(c.OutOrStdout(), s.Verdict)
+	}
+	if err != nil {
+		return err
+	}
+	if s.Broken {
+		return &exitError{code: 3}
+	}
+	return nil
 }
 
 // parseSets turns repeated NAME=VALUE flags into settings.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -8,10 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbperf/dbperf/internal/server"
-	"github.com/jackc/pgx/v5"
 )
 
 // dbperf crash runs, prints a verdict per setting, and its summary reads the run back.
@@ -74,6 +73,21 @@ func TestCrashBrokenPromiseExitStatus(t *testing.T) {
 // kind, its partial figures are kept with "complete": false, run.json says why, exit 1. A
 // private server on its own port (never the shared test servers').
 func TestFaultServerKilledMidInsertStep(t *testing.T) {
+	faultMidStep(t, 15482, "l.i0", func(url string) []string {
+		return []string{"run", "insert", "--target", url, "--rows", "10000000", "--steps", "l.i0"}
+	})
+}
+
+// The same in LinkBench's request step.
+func TestFaultServerKilledMidLinkBenchRequests(t *testing.T) {
+	faultMidStep(t, 15483, "request", func(url string) []string {
+		return []string{"run", "linkbench", "--target", url, "--maxid", "2001", "--requests", "0", "--requests-seconds", "10m"}
+	})
+}
+
+// faultMidStep runs the command args gives (against a private PostgreSQL's database "fault"),
+// SIGKILLs the server once step has printed its first live line, and checks what the run kept.
+func faultMidStep(t *testing.T, port int, step string, args func(url string) []string) {
 	if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
 		t.Skip("PostgreSQL is not installed")
 	}
@@ -83,7 +97,7 @@ func TestFaultServerKilledMidInsertStep(t *testing.T) {
 	}
 	os.Chmod(sdir, 0o755)
 	defer os.RemoveAll(sdir)
-	srv, err := server.New(server.Options{Kind: "postgres", DataDir: sdir, Port: 15482})
+	srv, err := server.New(server.Options{Kind: "postgres", DataDir: sdir, Port: port})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,37 +107,46 @@ func TestFaultServerKilledMidInsertStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop(ctx)
-	dir := t.TempDir()
-	out := filepath.Join(dir, "run")
-	cmd := exec.Command(dbperfBin, "run", "insert", "--target", strings.TrimSuffix(url, "dbperf")+"fault", "--rows", "10000000",
-		"--steps", "l.i0", "--quiet", "--out", out)
-	var stdout strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(dbperfBin, append(args(strings.TrimSuffix(url, "dbperf")+"fault"), "--out", out)...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Kill once the step is inserting: rows are committed in its tables.
-	db := strings.TrimSuffix(url, "dbperf") + "fault"
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		var n int64
-		if c, err := pgx.Connect(ctx, db); err == nil {
-			c.QueryRow(ctx, "SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables").Scan(&n)
-			c.Close(ctx)
+	pw.Close()
+	var stdout strings.Builder
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
 		}
-		if n > 1000 {
-			break
+		close(lines)
+	}()
+	// Kill once the step has printed a live line (a row of figures under its header).
+	in, killed := false, false
+	for l := range lines {
+		stdout.WriteString(l + "\n")
+		switch {
+		case strings.HasPrefix(l, "== step "+step) || strings.HasPrefix(l, "== "+step):
+			in = true
+		case in && !killed && len(strings.Fields(l)) > 3 && strings.Trim(strings.Fields(l)[0], "0123456789.") == "":
+			if _, _, err := server.Kill(ctx, srv); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the step inserted nothing in two minutes:\n%s", stdout.String())
-		}
-	}
-	if _, _, err := server.Kill(ctx, srv); err != nil {
-		t.Fatal(err)
 	}
 	err = cmd.Wait()
-	if _, err := srv.Start(ctx); err != nil { // for the deferred Stop, and to show it recovers
-		t.Fatal(err)
+	if _, serr := srv.Start(ctx); serr != nil { // for the deferred Stop, and to show it recovers
+		t.Fatal(serr)
+	}
+	if !killed {
+		t.Fatalf("the step never printed a live line:\n%s", stdout.String())
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
@@ -136,8 +159,9 @@ func TestFaultServerKilledMidInsertStep(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"error"`) {
 		t.Errorf("run.json does not say what happened (%v)", err)
 	}
-	s, err := os.ReadFile(filepath.Join(out, "l.i0", "summary.json"))
-	if err != nil || !strings.Contains(string(s), `"complete": false`) {
+	sum, err := os.ReadFile(filepath.Join(out, step, "summary.json"))
+	if err != nil || !strings.Contains(string(sum), `"complete": false`) {
 		t.Errorf("the partial step's figures are not kept (%v)", err)
 	}
+	t.Logf("%s", stdout.String())
 }
