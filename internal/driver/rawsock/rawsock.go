@@ -101,16 +101,16 @@ func (c *Calls) writeFD(fd uintptr) bool {
 	return e != syscall.EAGAIN
 }
 
-// WriteRead writes a request w and reads the start of its reply into r, saving the read that
-// would find nothing yet: Read after Write makes a read system call that returns EAGAIN for
-// every statement the server takes more than a few microseconds on, before the wait.
+// WriteRead writes a request w and reads the start of its reply into r, in one entry into the
+// socket's RawConn.Read.
 //
-// It writes from inside raw.Read's callback. RawConn.Read clears the poller's readiness
-// notification before its first call of the callback (internal/poll's FD.RawRead calls
-// prepareRead, the runtime's pollReset, first), so the reply, which arrives after the write,
-// always raises a new one: the wait cannot miss it. (Writing first and then waiting
-// without a read could: a reply that arrives before RawConn.Read clears the notification would
-// leave the wait with none.)
+// It writes from inside raw.Read's callback and then reads at once, before any wait.
+// RawConn.Read clears the poller's readiness notification before its first call of the callback
+// (internal/poll's FD.RawRead calls prepareRead, the runtime's pollReset), so bytes that were
+// in the socket before the write (a message the server sent unasked, then closed its side:
+// MySQL's 4031 on an idle connection) raise no new notification: a wait before that read would
+// wait forever (TestWriteReadFindsWhatCameFirst). A reply that arrives after the read found
+// nothing raises one.
 //
 // When the socket takes only part of w (nw < len(w), err nil, nothing read), the caller writes
 // the rest and reads as usual. Otherwise nr bytes of the reply are in r, or err says why not:
@@ -154,7 +154,10 @@ func (c *Calls) exchangeFD(fd uintptr) bool {
 			}
 			c.nw = int(n)
 			c.partial = c.nw < len(c.w)
-			return c.partial // all written: wait for the reply
+			if c.partial {
+				return true
+			}
+			break // all written: read what is there, and wait only if nothing is
 		}
 	}
 	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.r[0])), uintptr(len(c.r)))

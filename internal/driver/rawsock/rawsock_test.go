@@ -3,6 +3,7 @@ package rawsock
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -262,4 +263,30 @@ func TestCallsTimeOutWithNothing(t *testing.T) {
 		}
 	}
 	t.Fatal("1000 MiB written to a peer that reads nothing, and no timeout")
+}
+
+// TestWriteReadFindsWhatCameFirst: bytes the peer sent before the request (a message sent
+// unasked, then its side closed) are read by WriteRead at once; before, WriteRead waited for a
+// readiness notification that RawConn.Read had already cleared, and waited forever.
+func TestWriteReadFindsWhatCameFirst(t *testing.T) {
+	_, server, calls := callsPair(t)
+	if _, err := server.Write([]byte("unasked")); err != nil {
+		t.Fatal(err)
+	}
+	server.(*net.TCPConn).CloseWrite()
+	time.Sleep(10 * time.Millisecond) // the bytes are in the client's socket before the request
+	done := make(chan string, 1)
+	go func() {
+		r := make([]byte, 64)
+		_, nr, err := calls.WriteRead([]byte("request"), r)
+		done <- fmt.Sprintf("%q %v", r[:nr], err)
+	}()
+	select {
+	case got := <-done:
+		if got != `"unasked" <nil>` {
+			t.Errorf("WriteRead read %s, want the unasked bytes", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("WriteRead waited a minute for bytes that were already in the socket")
+	}
 }
