@@ -60,8 +60,8 @@ func (s *Sock) writeAll(b []byte) error {
 }
 
 // Exchange writes all of b, a request, and reads the first bytes of its reply. With raw system
-// calls and nothing unread it writes inside the first read's wait (rawsock's WriteRead), which
-// saves a read system call that would find nothing (docs/performance.md).
+// calls and nothing unread it writes and reads in one entry into the socket's RawConn
+// (rawsock's WriteRead).
 func (s *Sock) Exchange(b []byte) error {
 	if s.raw != nil && s.r == s.n {
 		s.r, s.n = 0, 0
