@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -10,6 +12,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload/linkbench"
 	"github.com/dbperf/dbperf/internal/workload/linkbench/stores"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func runLinkBenchCmd() *cobra.Command {
@@ -81,6 +84,7 @@ of ids. See docs/linkbench.md.`,
 	f.DurationVar(&seconds, "requests-seconds", 0, "end the request step after this long (e.g. 1h), like the reference's maxtime")
 	f.StringVar(&cfg.Mix, "mix", cfg.Mix, "request mix and distribution file: 2013 (the original) or 2017 (mdcallag/linkbench)")
 	f.IntVar(&cfg.Partitions, "partitions", 0, "MySQL: PARTITION BY KEY(id1) PARTITIONS n on linktable, as the reference's DDL (16); 0 for none")
+	f.StringVar(&cfg.QueryMode, "query-mode", "", "how SQL statements with arguments are sent (pgbench's names): simple (text with the values written in; MySQL's default, the original's) or prepared (prepared on the server once per connection, as the mdcallag fork's Connector/J with useServerPrepStmts; PostgreSQL's and SQLite's only mode)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation (deadlock, lock wait timeout) before the step fails; each counts as an error of its op type")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order: load, request")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
@@ -94,7 +98,7 @@ of ids. See docs/linkbench.md.`,
 // bindLinkBench makes LinkBench for an opened target.
 func bindLinkBench(cfg linkbench.Config) func(driver.Target) (workload.Workload, error) {
 	return func(t driver.Target) (workload.Workload, error) {
-		store, err := stores.For(t, stores.Options{Partitions: cfg.Partitions})
+		store, err := stores.For(t, stores.Options{Partitions: cfg.Partitions, QueryMode: cfg.QueryMode})
 		if err != nil {
 			return nil, err
 		}
@@ -107,3 +111,65 @@ func bindLinkBench(cfg linkbench.Config) func(driver.Target) (workload.Workload,
 		return b, b.CheckStart(context.Background())
 	}
 }
+
+// addQueryModeFlags defines the Insert Benchmark's --query-mode (simple or prepared, pgbench's
+// names, as on run linkbench) and --prepared, its older spelling: --prepared is --query-mode
+// prepared and --prepared=false --query-mode simple; both may be given when they agree.
+// prepared is the mode's one setting.
+func addQueryModeFlags(f *pflag.FlagSet, prepared *bool) {
+	s := &queryModeState{prepared: prepared}
+	f.Var(queryModeValue{s}, "query-mode", "simple or prepared (pgbench's names): prepared prepares range and point queries and deletes (MySQL/MariaDB, and PostgreSQL's deletes); simple, the default, sends them as the reference sends them (SQL text on MySQL; PostgreSQL's queries prepared, as np.sh's --use_prepared_query)")
+	f.Var(preparedValue{s}, "prepared", "the same as --query-mode prepared")
+	f.Lookup("prepared").NoOptDefVal = "true"
+}
+
+// queryModeState is what --query-mode or --prepared chose, and which flag chose it.
+type queryModeState struct {
+	prepared *bool
+	mode     string // "" until a flag is given
+	by       string
+}
+
+func (s *queryModeState) choose(mode, by string) error {
+	if s.mode != "" && s.mode != mode {
+		return fmt.Errorf("%s conflicts with %s", by, s.by)
+	}
+	s.mode, s.by = mode, by
+	*s.prepared = mode == "prepared"
+	return nil
+}
+
+type queryModeValue struct{ s *queryModeState }
+
+func (v queryModeValue) Set(x string) error {
+	if x != "simple" && x != "prepared" {
+		return fmt.Errorf("give simple or prepared")
+	}
+	return v.s.choose(x, "--query-mode "+x)
+}
+
+func (v queryModeValue) String() string {
+	if v.s != nil && *v.s.prepared {
+		return "prepared"
+	}
+	return "simple"
+}
+
+func (v queryModeValue) Type() string { return "string" }
+
+type preparedValue struct{ s *queryModeState }
+
+func (v preparedValue) Set(x string) error {
+	b, err := strconv.ParseBool(x)
+	if err != nil {
+		return err
+	}
+	mode := "simple"
+	if b {
+		mode = "prepared"
+	}
+	return v.s.choose(mode, "--prepared="+x)
+}
+
+func (v preparedValue) String() string { return strconv.FormatBool(v.s != nil && *v.s.prepared) }
+func (v preparedValue) Type() string   { return "bool" }

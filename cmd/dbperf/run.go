@@ -164,7 +164,7 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks")
 	f.BoolVar(&cfg.Drop, "drop", false, "let l.i0 drop tables of the benchmark's names that dbperf did not create (its own are replaced)")
-	f.BoolVar(&cfg.Prepared, "prepared", false, "prepare range and point queries and deletes (MySQL/MariaDB, and PostgreSQL's deletes); by default they are sent as the reference sends them, as SQL text")
+	addQueryModeFlags(f, &cfg.Prepared) // --query-mode simple|prepared, and --prepared (linkbench.go)
 	f.BoolVar(&cfg.FullChecks, "full-checks", false, "the full check (counts, index scans) after every step; by default steps are followed by a bounded sample that leaves the caches alone, and only the last by the full check")
 	load.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")

@@ -117,6 +117,7 @@ func (b *Bench) Settings() map[string]any {
 		"arrival":         b.cfg.Arrival.String(),
 		"checks":          b.checksSetting(),
 		"statements":      b.statementsSetting(),
+		"query_mode":      map[bool]string{false: "simple", true: "prepared"}[b.cfg.Prepared], // --query-mode; statements says what each mode sends
 	}
 }
 
