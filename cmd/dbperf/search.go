@@ -101,6 +101,7 @@ search.json with the trials and the answer; 'dbperf report' charts them.`,
 }
 
 func addSearchFlags(f interface {
+	BoolVar(*bool, string, bool, string)
 	StringArrayVar(*[]string, string, []string, string)
 	Float64Var(*float64, string, float64, string)
 	IntVar(*int, string, int, string)
@@ -120,6 +121,10 @@ func addSearchFlags(f interface {
 	f.IntVar(&sf.maxBacklog, "max-backlog", sf.maxBacklog, "arrivals that may wait for a free client; more are dropped, and a trial that drops fails")
 	f.StringVar(&sf.out, "out", "", "run directory (default runs/search-WORKLOAD-DATE-TIME)")
 	f.Uint64Var(&sf.seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
+	// A search prints one line a trial and no line while a trial runs; --quiet is taken, as
+	// run takes it, so that a run's command line works as a search's.
+	var quiet bool
+	f.BoolVar(&quiet, "quiet", false, "accepted as run takes it: a search prints no line while a trial runs anyway")
 }
 
 func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.Target) (workload.Workload, error)) error {

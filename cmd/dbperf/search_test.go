@@ -88,3 +88,12 @@ func TestSearchVaryClients(t *testing.T) {
 		t.Errorf("insert --vary clients: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// TestSearchTakesQuiet: a run's --quiet is taken by search too (it failed as an unknown flag).
+func TestSearchTakesQuiet(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "search", "insert", "--quiet", "--sla", "query:p99<2ms", "--max-trials", "1")
+	if strings.Contains(r.stderr, "unknown flag") || !strings.Contains(r.stderr, "--max-trials must be at least 2") {
+		t.Errorf("search --quiet: exit %d, %s", r.code, r.stderr)
+	}
+}
