@@ -155,6 +155,9 @@ type HostSummary struct {
 	ClientBoundWhy string `json:"client_bound_why,omitempty"`
 	Embedded       bool   `json:"embedded,omitempty"`
 	SampleErrors   int    `json:"sample_errors,omitempty"`
+	// StallCounters are, for each of the step's stalls, the counters that moved most in it
+	// (counters.go).
+	StallCounters []StallCounters `json:"stall_counters,omitempty"`
 }
 
 // Dir is an open run directory.

@@ -134,6 +134,38 @@ func (c *CountersWriter) Sample(tSec float64, unixMs int64, vals map[string]floa
 	return nil
 }
 
+// Flush writes what is buffered, so that the .partial file reads whole so far.
+func (c *CountersWriter) Flush() error {
+	c.st.csv.Flush()
+	if err := c.st.csv.Error(); err != nil {
+		return err
+	}
+	if err := c.st.w.Flush(); err != nil {
+		return err
+	}
+	return c.st.gz.Flush()
+}
+
+// Dir is the step's directory.
+func (w *StepWriter) Dir() string { return w.dir }
+
+// StallCounters are the counters that moved most in one stall of a step (summary.json's
+// host.stall_counters): from and to are the stall's window in seconds since the step started.
+type StallCounters struct {
+	FromSec float64        `json:"from_sec"`
+	ToSec   float64        `json:"to_sec"`
+	Moved   []MovedCounter `json:"moved"`
+}
+
+// MovedCounter is a counter's figure in a stall (a running total's rate a second, a gauge's
+// mean) beside the step's median second.
+type MovedCounter struct {
+	Name   string  `json:"name"`
+	Stall  float64 `json:"stall"`
+	Median float64 `json:"median"`
+	Gauge  bool    `json:"gauge,omitempty"`
+}
+
 func ftoa3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // CounterSeries is a step's counters read back: one value per tick for each counter, NaN where

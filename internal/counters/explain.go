@@ -94,6 +94,10 @@ type Moved struct {
 	Score  float64             `json:"score"`  // |window - median| over the larger of the median, the median deviation and the step's mean
 }
 
+// minScore is how far a counter must move to be named: by more than half of its usual figure
+// (a rate halved or grown by half), so that the noise of a steady counter is not named.
+const minScore = 0.5
+
 // Movers ranks the counters (the DBMS's and the host's) by how far their figure in w is
 // from the step's median interval, the largest first, at most n. Among counters that moved
 // about as much (scores equal to two digits: many move only with the event), those the
@@ -140,7 +144,7 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 			dev[i], mean = math.Abs(v-med), mean+v/float64(len(per))
 		}
 		scale := max(math.Abs(med), median(dev), math.Abs(mean), 1e-12)
-		if d := math.Abs(x - med); d > 0 {
+		if d := math.Abs(x - med); d/scale > minScore {
 			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale})
 		}
 	}

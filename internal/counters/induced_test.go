@@ -1,4 +1,4 @@
-package counters
+package counters_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
@@ -26,7 +27,7 @@ import (
 // induced monitors a step of ticks every 500 ms while load runs; after the 8th tick it calls
 // event, then waits for done to say the DBMS has counted it, ticks 6 more times, and returns
 // the counters that moved most in the window from two ticks before the event to two after.
-func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx context.Context) error, event func() error, done func() bool) []Moved {
+func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx context.Context) error, event func() error, done func() bool) []counters.Moved {
 	t.Helper()
 	ctx := t.Context()
 	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r", Target: kind,
@@ -89,17 +90,17 @@ func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadStep(d.Path, meta, "s")
+	s, err := counters.LoadStep(d.Path, meta, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Tick 8 is the last before the event; the DBMS had counted it by tick 9 (done waited).
-	moved := s.Movers(Window{6, 10}, 25, Vitals())
+	moved := s.Movers(counters.Window{From: 6, To: 10}, 25, counters.Vitals())
 	t.Logf("moved: %s", names(moved))
 	return moved
 }
 
-func named(moved []Moved, names ...string) bool {
+func named(moved []counters.Moved, names ...string) bool {
 	for _, m := range moved {
 		for _, n := range names {
 			if m.Name == n {
@@ -178,7 +179,7 @@ func TestInducedCheckpoint(t *testing.T) {
 	}
 }
 
-func names(m []Moved) string {
+func names(m []counters.Moved) string {
 	var out []string
 	for _, x := range m {
 		out = append(out, fmt.Sprintf("%s %.3g (median %.3g)", x.Name, x.Window, x.Median))

@@ -53,8 +53,7 @@ func LoadStep(dir string, meta archive.Run, step string) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Step{Name: step, TSec: series.TSec, Names: series.Names, Kinds: series.Kinds, Values: series.Values,
-		Sections: sections(meta.Target), matches: map[string][]string{}}
+	s := FromSeries(step, series, sections(meta.Target))
 	if err := s.addIntervals(stepDir, meta.Figures.Ops); err != nil {
 		return nil, err
 	}
@@ -68,6 +67,30 @@ func LoadStep(dir string, meta archive.Run, step string) (*Step, error) {
 	}
 	sort.Strings(s.Names)
 	return s, nil
+}
+
+// FromSeries is a step of the DBMS's counters alone, without its op types or the host's
+// figures: what the monitor has at a step's end, before the step's other files are written.
+// Its definitions are those of the given sections (AllSections: any target's).
+func FromSeries(step string, series *archive.CounterSeries, sections []string) *Step {
+	return &Step{Name: step, TSec: series.TSec, Names: series.Names, Kinds: series.Kinds, Values: series.Values,
+		Sections: sections, matches: map[string][]string{}}
+}
+
+// AllSections are every section the definitions name: for a step whose target is not known,
+// where a definition of another DBMS simply matches no counter.
+func AllSections(defs []*Def) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range defs {
+		for _, sec := range d.Sections {
+			if !seen[sec] {
+				seen[sec] = true
+				out = append(out, sec)
+			}
+		}
+	}
+	return out
 }
 
 // sections are the names of the definition sections for a target: its kind, its engine, and

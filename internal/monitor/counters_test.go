@@ -84,3 +84,57 @@ func TestCountersFile(t *testing.T) {
 		t.Errorf("dbms.csv %v: want the curated column, one row per boundary", rows)
 	}
 }
+
+// jumpy's db.blks_read grows 100 a sample, 10,000 more at the 4th boundary (samples: Begin's,
+// the start's, then one per boundary); its commits grow steadily.
+type jumpy struct{ n atomic.Int64 }
+
+func (j *jumpy) DBMSCounters(ctx context.Context) (map[string]float64, error) {
+	return j.DBMSCounterSet(ctx)
+}
+func (j *jumpy) DBMSGauges() []string { return nil }
+func (j *jumpy) DBMSCounterSet(context.Context) (map[string]float64, error) {
+	n := j.n.Add(1)
+	reads := float64(100 * n)
+	if n >= 6 {
+		reads += 10000
+	}
+	return map[string]float64{"db.blks_read": reads, "db.xact_commit": float64(50 * n)}, nil
+}
+
+// TestStallCounters: the summary names, for each stall the session hands over, the counters
+// that moved most in it; none without stalls.
+func TestStallCounters(t *testing.T) {
+	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w, err := d.StartStep("s", []measure.OpType{{Name: "op"}}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(t.Context(), &jumpy{})
+	st, err := m.Begin(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Start(t.Context(), start)
+	for i := 1; i <= 8; i++ {
+		st.Tick(start.Add(time.Duration(i) * time.Second))
+	}
+	sum := st.End(t.Context(), Totals{MainOps: 1, Stalls: &measure.Stalls{Count: 1, At: []float64{4}}})
+	if len(sum.StallCounters) != 1 {
+		t.Fatalf("stall counters %+v", sum.StallCounters)
+	}
+	sc := sum.StallCounters[0]
+	if sc.FromSec != 3 || sc.ToSec != 4 || len(sc.Moved) == 0 || sc.Moved[0].Name != "db.blks_read" || sc.Moved[0].Stall != 10100 || sc.Moved[0].Median != 100 {
+		t.Errorf("stall counters %+v: want db.blks_read 10100/s against 100/s in 3-4 s", sc)
+	}
+	for _, mv := range sc.Moved {
+		if mv.Name == "db.xact_commit" {
+			t.Errorf("a steady counter moved: %+v", mv)
+		}
+	}
+	w.Finish(archive.Step{Step: "s"})
+}

@@ -269,6 +269,9 @@ type Totals struct {
 	MaxOpUs                float64
 	Rates                  []float64 // per-second rates of the main op
 	Wakeups                Wakeups   // how late paced workers woke up
+	// Stalls are the step's stalls (summary.json's): the counters that moved most in each are
+	// the summary's stall_counters.
+	Stalls *measure.Stalls
 }
 
 // Wakeups are how late the paced workers woke up, as the runner counted them (its Lag and
@@ -284,7 +287,9 @@ type Wakeups struct {
 func (s *Step) End(ctx context.Context, t Totals) archive.HostSummary {
 	close(s.ticks)
 	s.done.Wait()
-	return s.summary(ctx, t)
+	sum := s.summary(ctx, t)
+	sum.StallCounters = s.stallCounters(t.Stalls)
+	return sum
 }
 
 func (s *Step) summary(ctx context.Context, t Totals) archive.HostSummary {

@@ -104,6 +104,7 @@ func printHostFigures(out io.Writer, h *archive.HostSummary, wide, perOp bool, t
 	} else {
 		printHostShort(out, h, perOp)
 	}
+	printStallCounters(out, h.StallCounters) // printstalls.go
 	if took >= 500*time.Millisecond {
 		fmt.Fprintf(out, "   (the monitor's end-of-step figures took %.1fs)\n", took.Seconds())
 	}

@@ -174,7 +174,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	printResult(s.Out, sum, opNames(plan.Step.Ops), warnings, wide)
 	if mon != nil {
 		t0 := time.Now()
-		h := mon.End(ctx, totals(plan, res, seconds))
+		t := totals(plan, res, seconds)
+		t.Stalls = sum.Stalls // the monitor names the counters that moved in each
+		h := mon.End(ctx, t)
 		sum.Host = &h
 		printHostFigures(s.Out, &h, wide, plan.Wait == 0, time.Since(t0))
 	}
