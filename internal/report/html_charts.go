@@ -295,7 +295,7 @@ func hostMemoryChart(step string, si int, names []string, files []*htmlStepFiles
 	ts.c.Scales["mb"] = htmlScale{Label: "RSS, MB", Side: 3}
 	ts.c.Scales["core"] = htmlScale{Label: "CPU, % of one core", Side: 1}
 	addHostColumns(ts, names, files, []hostColumn{
-		{"dbms_rss_mb", "dbms rss MB", "mb", nil},
+		{"dbms_rss_mb", "all DBMS processes RSS MB", "mb", nil},
 		{"dbms_cpu_pct", "dbms cpu %", "core", []int{6, 3}},
 		{"client_cpu_pct", "client cpu %", "core", []int{2, 2}},
 	})
