@@ -245,8 +245,8 @@ func TestReset(t *testing.T) {
 // that halved is.
 func TestMoversNoise(t *testing.T) {
 	s := &Step{TSec: []float64{0, 1, 2, 3, 4, 5}, Names: []string{"halved", "wobble"},
-		Kinds: map[string]archive.CounterKind{"halved": archive.KindCumulative, "wobble": archive.KindCumulative},
-		Values: map[string][]float64{"wobble": {0, 1000, 2000, 3100, 4100, 5100}, "halved": {0, 1000, 2000, 2400, 3400, 4400}},
+		Kinds:   map[string]archive.CounterKind{"halved": archive.KindCumulative, "wobble": archive.KindCumulative},
+		Values:  map[string][]float64{"wobble": {0, 1000, 2000, 3100, 4100, 5100}, "halved": {0, 1000, 2000, 2400, 3400, 4400}},
 		matches: map[string][]string{}}
 	m := s.Movers(Window{2, 3}, 5, nil)
 	if len(m) != 1 || m[0].Name != "halved" {
