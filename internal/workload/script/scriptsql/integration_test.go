@@ -13,6 +13,7 @@ import (
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/testtargets"
+	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
 )
@@ -150,6 +151,39 @@ func TestBalanceCheckFails(t *testing.T) {
 			_, _, err := run(t, target, cfg)
 			if err == nil || !strings.Contains(err.Error(), "balances do not add up") {
 				t.Errorf("got %v, want the balance check to fail", err)
+			}
+		})
+	}
+}
+
+// TestOpenLoop runs tpcb-like open loop (constant arrivals for a second) through the core's
+// pool: the step is marked open loop, its stream's arrivals are counted, and the checks hold.
+func TestOpenLoop(t *testing.T) {
+	targets := sqlTargets(t, "open")
+	for _, name := range []string{"sqlite", "postgres"} {
+		target, ok := targets[name]
+		if !ok {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			cfg := script.DefaultConfig()
+			cfg.Sources = []script.Source{{Builtin: "tpcb-like", Weight: 1}}
+			cfg.Steps, cfg.Clients, cfg.Transactions, cfg.Duration = []string{script.StepInit, script.StepRun}, 2, 0, time.Second
+			a, err := workload.ParseArrival("constant", "200")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Arrival = a
+			dir, b, err := run(t, target, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "run", "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := b.Stats(); st.Transactions == 0 || !strings.Contains(string(data), "offered") {
+				t.Errorf("open loop at 200/s for 1s: %d transactions; summary %s", st.Transactions, data)
 			}
 		})
 	}
