@@ -118,6 +118,17 @@ func TestParseErrors(t *testing.T) {
 		{"else argument", "\\if 1\n\\else x\n\\endif", "t:2: \\else: unexpected argument"},
 		{"empty", "-- nothing\n", "the script has no commands"},
 		{"block comment", "SELECT /* open", "unterminated /* comment"},
+		{"gset too many", "SELECT 1 \\gset a b", "t:1: \\gset: too many arguments"},
+		{"unclosed paren", "\\set x (1 + 2", "expected )"},
+		{"is what", "\\set x 1 is 2", "IS takes NULL, TRUE or FALSE"},
+		{"case without when", "\\set x case end", "CASE needs WHEN"},
+		{"case without then", "\\set x case when true 1 end", "expected THEN"},
+		{"case without end", "\\set x case when true then 1", "expected END"},
+		{"function without paren", "\\set x abs 1", "expected ( after abs"},
+		{"bad argument list", "\\set x abs(1 2)", "in the arguments of abs"},
+		{"trailing operator", "\\set x 1 *", "unexpected end of expression"},
+		{"lone colon", "\\set x : + 1", "unexpected character ':'"},
+		{"maxint+1 alone", "\\set x 9223372036854775808 + 1", "bigint constant overflow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("t", tc.text, NewSymbols())
