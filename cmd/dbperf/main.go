@@ -70,8 +70,8 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(runCmd(), searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
-	root.AddCommand(mergeCmd()) // sharded runs: merge.go
-	root.AddCommand(crashCmd()) // lost commits: crash.go, docs/reliability.md
+	root.AddCommand(mergeCmd(), k8sCmd()) // sharded runs: merge.go, k8s.go
+	root.AddCommand(crashCmd())           // lost commits: crash.go, docs/reliability.md
 
 	root.AddCommand(countersCmd()) // DBMS counters per op: counters.go, docs/counters.md
 	if err := root.Execute(); err != nil {

@@ -40,7 +40,13 @@ func runRepeats(ctx context.Context, c *cobra.Command, name string, spec driver.
 		if werr := archive.WriteGroup(out, g); werr != nil {
 			return werr
 		}
-		if errors.Is(err, session.ErrInterrupted) || ctx.Err() != nil {
+		if errors.Is(err, session.ErrInterrupted) {
+			return err // its own reason (Ctrl-C, a closed standard output)
+		}
+		if ctx.Err() != nil {
+			if c := context.Cause(ctx); errors.Is(c, session.ErrInterrupted) {
+				return c
+			}
 			return session.ErrInterrupted
 		}
 		if err != nil {
