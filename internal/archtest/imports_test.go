@@ -245,7 +245,7 @@ func TestAForbiddenImportFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"internal/monitor/host.go imports internal/runner, which docs/architecture.md's table of allowed imports forbids: monitor may import only archive, measure, hostproc",
+		"internal/monitor/host.go imports internal/runner, which docs/architecture.md's table of allowed imports forbids: monitor may import only archive, measure, hostproc, counters",
 		"internal/workload/insertbench/ibsql/ibsql.go imports internal/workload/linkbench, which docs/architecture.md's table of allowed imports forbids: workload/*/* may import only archive, measure, runner, workload, workload/*/..., driver, driver/sqldriver, driver/kvdriver, driver/wire",
 		"package newpkg has no row in docs/architecture.md's table of allowed imports: add one saying what it may import",
 	}
