@@ -117,33 +117,15 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 			continue
 		}
 		kind := s.Kinds[name]
-		fig := func(win Window) float64 {
-			if kind == archive.KindGauge {
-				m, _, _ := s.Gauge(name, win)
-				return m
-			}
-			return s.Rate(name, win)
-		}
-		x := fig(w)
+		x := s.figure(name, w)
 		if math.IsNaN(x) {
 			continue
 		}
-		var per []float64
-		for k := 1; k < len(s.TSec); k++ {
-			if v := fig(Window{k - 1, k}); !math.IsNaN(v) {
-				per = append(per, v)
-			}
-		}
-		if len(per) < 2 {
+		b, ok := s.baseline(name)
+		if !ok {
 			continue
 		}
-		med := median(per)
-		dev := make([]float64, len(per))
-		mean := 0.0
-		for i, v := range per {
-			dev[i], mean = math.Abs(v-med), mean+v/float64(len(per))
-		}
-		scale := max(math.Abs(med), median(dev), math.Abs(mean), 1e-12)
+		med, scale := b.median, b.scale
 		if d := math.Abs(x - med); d/scale > minScore {
 			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale})
 		}
@@ -159,6 +141,49 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 		out = out[:n]
 	}
 	return out
+}
+
+// figure is what Movers compares: a running total's rate a second, a gauge's mean.
+func (s *Step) figure(name string, w Window) float64 {
+	if s.Kinds[name] == archive.KindGauge {
+		m, _, _ := s.Gauge(name, w)
+		return m
+	}
+	return s.Rate(name, w)
+}
+
+// moveBase is a counter's typical second: the median of its figure over the step's intervals,
+// and the scale a move is measured in (the largest of the median, the median deviation and
+// the mean).
+type moveBase struct{ median, scale float64 }
+
+// baseline is a counter's moveBase, computed once a step (Movers runs once a stall); false
+// when fewer than two intervals know it.
+func (s *Step) baseline(name string) (moveBase, bool) {
+	if b, ok := s.bases[name]; ok {
+		return b, !math.IsNaN(b.median)
+	}
+	if s.bases == nil {
+		s.bases = map[string]moveBase{}
+	}
+	var per []float64
+	for k := 1; k < len(s.TSec); k++ {
+		if v := s.figure(name, Window{k - 1, k}); !math.IsNaN(v) {
+			per = append(per, v)
+		}
+	}
+	b := moveBase{median: math.NaN()}
+	if len(per) >= 2 {
+		b.median = median(per)
+		dev := make([]float64, len(per))
+		mean := 0.0
+		for i, v := range per {
+			dev[i], mean = math.Abs(v-b.median), mean+v/float64(len(per))
+		}
+		b.scale = max(math.Abs(b.median), median(dev), math.Abs(mean), 1e-12)
+	}
+	s.bases[name] = b
+	return b, !math.IsNaN(b.median)
 }
 
 func median(v []float64) float64 {

@@ -33,6 +33,7 @@ type Step struct {
 	MainOp   string   // what "per op" divides by: the op type with the most units
 	Sections []string // the definition sections that apply to the run's target
 	matches  map[string][]string
+	bases    map[string]moveBase // Movers' baselines, computed once
 }
 
 // LoadStep reads step (a name in run.json) of the run at dir.
