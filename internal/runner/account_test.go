@@ -19,7 +19,7 @@ import (
 func notStartedStep(t *testing.T, op func(i int64) measure.Op) (runner.Result, int64) {
 	var n atomic.Int64
 	var lastBacklog int64
-	res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+	res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps,
 		Interval: func(iv *measure.Interval) { lastBacklog = iv.Backlog },
 		Workers: []runner.Worker{{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
 			Do: runner.Single(opDelete, func(ctx context.Context, _ int) (int64, error) { return 0, sleep(ctx, time.Second) })}},
@@ -85,7 +85,7 @@ func TestPoolNotStartedMix(t *testing.T) {
 func TestErrorKinds(t *testing.T) {
 	errDeadlock := errors.New("ERROR: deadlock detected (SQLSTATE 40P01)")
 	var n atomic.Int64
-	res := runner.Run(t.Context(), runner.Step{Ops: allOps, Retries: 3,
+	res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Retries: 3,
 		Classify: func(err error) string {
 			if errors.Is(err, errDeadlock) {
 				return "deadlock"

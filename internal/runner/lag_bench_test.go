@@ -17,8 +17,6 @@ import (
 //
 //	go test -run x -bench PoolLag -benchtime 1x ./internal/runner/
 func BenchmarkPoolLag(b *testing.B) {
-	runner.SetPreciseSleep(true)
-	defer runner.SetPreciseSleep(false)
 	for _, rate := range []float64{1_000, 10_000, 50_000, 100_000, 200_000, 500_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rate=%.0f", rate), func(b *testing.B) {
 			nop := runner.Single(opQuery, func(context.Context, int) (int64, error) { return 1, nil })
@@ -44,13 +42,15 @@ func BenchmarkPoolLag(b *testing.B) {
 //
 //	go test -run x -bench ConstantRateLag -benchtime 1x ./internal/runner/
 func BenchmarkConstantRateLag(b *testing.B) {
-	defer runner.SetPreciseSleep(false)
 	for _, precise := range []bool{false, true} {
+		sleep := runner.CoarseSleep
+		if precise {
+			sleep = runner.PreciseSleep
+		}
 		b.Run(fmt.Sprintf("precise=%v", precise), func(b *testing.B) {
-			runner.SetPreciseSleep(precise)
 			nop := runner.Single(opInsert, func(context.Context, int) (int64, error) { return 1, nil })
 			for b.Loop() {
-				res := runner.Run(context.Background(), runner.Step{Ops: allOps, Workers: []runner.Worker{{
+				res := runner.Run(context.Background(), runner.Step{Ops: allOps, Sleep: sleep, Workers: []runner.Worker{{
 					Name: "paced", Primary: true, Schedule: runner.ConstantRate{PerSec: 5000, Limit: 10000}, Do: nop}}})
 				h := res.Total.Ops[opInsert].Hist
 				b.ReportMetric(measure.Micros(h.ValueAtPercentile(50)), "lag_p50_us")

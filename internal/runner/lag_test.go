@@ -36,7 +36,7 @@ func TestLagCountsOnlySleeps(t *testing.T) {
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			var lag Lag
-			tick := Tick{Start: time.Now(), Lag: &lag}
+			tick := Tick{Sleep: CoarseSleep, Start: time.Now(), Lag: &lag}
 			s := ConstantRate{PerSec: 10, Limit: 10}
 			for ; ; tick.N++ {
 				if _, ok := s.Next(t.Context(), tick); !ok {

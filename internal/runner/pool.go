@@ -252,7 +252,7 @@ func (s poolSchedule) Next(ctx context.Context, t Tick) (time.Time, bool) {
 			due := t.Start.Add(ps.next)
 			ps.mu.Unlock()
 			slept := time.Until(due) > 0
-			ok := !slept || sleepPrecise(ctx, due, t.Stop)
+			ok := !slept || t.sleep(ctx, due, t.Stop)
 			late := time.Since(due)
 			ps.mu.Lock()
 			ps.leading = false

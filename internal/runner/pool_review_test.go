@@ -31,7 +31,7 @@ func (b *bursts) Next() time.Duration {
 func TestPoolBurstIdleWorkersTakeAll(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		do := runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 10*time.Millisecond) })
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Pools: []runner.Pool{{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Pools: []runner.Pool{{
 			Name: "burst", Primary: true, Limit: 9, MaxBacklog: 1, Arrivals: &bursts{size: 3, gap: 100 * time.Millisecond},
 			Do: []runner.DoFunc{do, do, do},
 		}}})
@@ -56,7 +56,7 @@ func TestPoolBurstIdleWorkersTakeAll(t *testing.T) {
 func TestPoolUntilEndsAtStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var done atomic.Int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Duration: time.Second, Pools: []runner.Pool{{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: time.Second, Pools: []runner.Pool{{
 			Name: "inserter", Primary: true, Limit: 100, Until: 10 * time.Second,
 			Arrivals: &runner.Constant{PerSec: 10, Phase: 0.5}, Done: func() { done.Add(1) },
 			Do: []runner.DoFunc{runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 10*time.Millisecond) })},
@@ -86,7 +86,7 @@ func TestPoolUntilEndsAtStop(t *testing.T) {
 func TestPoolStopCountsArrivalsDueBefore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var arrivals, backlog int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps,
 			Interval: func(iv *measure.Interval) { arrivals += iv.Arrivals; backlog = iv.Backlog },
 			Workers: []runner.Worker{{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
 				Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, 200*time.Millisecond) })}},

@@ -210,7 +210,7 @@ func TestPoolStress(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				start := time.Now()
 				dones := make([]atomic.Int64, len(pools))
-				step := runner.Step{Ops: allOps, Duration: dur}
+				step := runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: dur}
 				for i, p := range pools {
 					opSeed := seed*10 + uint64(i)
 					do := func(ctx context.Context, _ int) (measure.Op, int64, error) {

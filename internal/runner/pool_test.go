@@ -36,7 +36,7 @@ func TestConstantArrivalsPhase(t *testing.T) {
 func TestPoolUntil(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var perSecond []int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps,
 			Interval: func(iv *measure.Interval) { perSecond = append(perSecond, iv.Ops[opInsert].Statements) },
 			Pools: []runner.Pool{{Name: "inserter", Primary: true, Limit: 6, Until: 3 * time.Second,
 				Arrivals: &runner.Constant{PerSec: 2, Phase: 0.5},
@@ -107,7 +107,7 @@ func TestPoolBlockedWorkerDelaysNothing(t *testing.T) {
 			return 1, sleep(ctx, d)
 		})
 		var done atomic.Int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Pools: []runner.Pool{{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Pools: []runner.Pool{{
 			Name: "queriers", Primary: true, Limit: 20, Arrivals: &runner.Constant{PerSec: 10},
 			Do: []runner.DoFunc{do, do}, Done: func() { done.Add(1) },
 		}}})
@@ -136,7 +136,7 @@ func TestPoolDropsBeyondBacklog(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var backlog []int64
 		var dropped, arrivals int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps,
 			Interval: func(iv *measure.Interval) {
 				backlog = append(backlog, iv.Backlog)
 				dropped += iv.Dropped
@@ -166,7 +166,7 @@ func TestPoolDropsBeyondBacklog(t *testing.T) {
 // TestPoolNonPrimaryStops: a pool without a limit runs until the primary workers are done.
 func TestPoolNonPrimaryStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps,
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps,
 			Workers: []runner.Worker{{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
 				Do: runner.Single(opInsert, func(ctx context.Context, _ int) (int64, error) { return 1, sleep(ctx, time.Second) })}},
 			Pools: []runner.Pool{{Name: "readers", Arrivals: &runner.Constant{PerSec: 100},
@@ -189,7 +189,7 @@ func TestPoolNonPrimaryStops(t *testing.T) {
 func TestPoolStopRunsWhatWasDue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var arrivals int64
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Duration: time.Second,
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: time.Second,
 			Interval: func(iv *measure.Interval) { arrivals += iv.Arrivals },
 			Pools: []runner.Pool{{
 				Name: "slow", Primary: true, Limit: 100, Arrivals: &runner.Constant{PerSec: 10, Phase: 0.5},

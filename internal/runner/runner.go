@@ -44,6 +44,9 @@ type Step struct {
 	// Classify names an error's kind (driver.ErrorKind: deadlock, connection lost, ...) for the
 	// step's figures; called only when an operation failed. Every error is "other" if nil.
 	Classify func(error) string
+	// Sleep is how paced workers and pools' leaders wait for an operation's due time; nil is
+	// PreciseSleep (tests in virtual time give CoarseSleep).
+	Sleep Sleeper
 	// Duration, if set, ends the step that long after its start, as when the primary workers
 	// are done: workers and pools without a limit finish the operation they are doing and take
 	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it.
@@ -117,7 +120,7 @@ func Run(ctx context.Context, s Step) Result {
 			if w.Primary {
 				defer primaries.Done()
 			}
-			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag}, s.Retries, s.Classify); err != nil {
+			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}, s.Retries, s.Classify); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}(recorders[i], &lags[i])

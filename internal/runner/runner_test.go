@@ -74,7 +74,7 @@ func TestConstantRateCatchesUp(t *testing.T) {
 			return 10 * time.Millisecond
 		}
 		var starts []time.Time
-		res := runner.Run(t.Context(), runner.Step{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 			Ops: allOps,
 			Workers: []runner.Worker{{
 				Name: "inserter", Primary: true,
@@ -155,7 +155,7 @@ func TestClosedLoopLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				calls := make([]int64, len(tt.limits))
-				step := runner.Step{Ops: allOps}
+				step := runner.Step{Sleep: runner.CoarseSleep, Ops: allOps}
 				for i, l := range tt.limits {
 					step.Workers = append(step.Workers, runner.Worker{
 						Name: fmt.Sprintf("inserter %d", i), Primary: true,
@@ -215,7 +215,7 @@ func TestNonPrimaryWorkers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				step := runner.Step{Ops: allOps}
+				step := runner.Step{Sleep: runner.CoarseSleep, Ops: allOps}
 				for i, n := range tt.primaries {
 					step.Workers = append(step.Workers, runner.Worker{
 						Name: fmt.Sprintf("inserter %d", i), Primary: true,
@@ -289,7 +289,7 @@ func TestRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var attempts []int
-				res := runner.Run(t.Context(), runner.Step{
+				res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 					Ops:     allOps,
 					Retries: tt.retries,
 					Workers: []runner.Worker{{
@@ -335,7 +335,7 @@ func TestRetries(t *testing.T) {
 func TestFailureStopsOtherWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inserts := 0
-		res := runner.Run(t.Context(), runner.Step{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 			Ops: allOps,
 			Workers: []runner.Worker{
 				{Name: "inserter 1", Primary: true, Schedule: runner.ClosedLoop{},
@@ -405,7 +405,7 @@ func TestCancel(t *testing.T) {
 				} else {
 					time.AfterFunc(tt.cancelAt, func() { cancel(tt.cause) })
 				}
-				res := runner.Run(ctx, runner.Step{
+				res := runner.Run(ctx, runner.Step{Sleep: runner.CoarseSleep,
 					Ops:     allOps,
 					Retries: 3,
 					Workers: []runner.Worker{{
@@ -472,7 +472,7 @@ func TestIntervals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var ivs []*measure.Interval
-				res := runner.Run(t.Context(), runner.Step{
+				res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 					Ops:  allOps,
 					Tick: tt.tick,
 					// The runner reuses its interval: keep a copy.
@@ -524,7 +524,7 @@ func TestLastOpAtTick(t *testing.T) {
 	for i := range 40 {
 		synctest.Test(t, func(t *testing.T) {
 			var sum int64
-			res := runner.Run(t.Context(), runner.Step{
+			res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 				Ops:      allOps,
 				Interval: func(iv *measure.Interval) { sum += iv.Ops[opInsert].Statements },
 				Workers: []runner.Worker{{
@@ -544,7 +544,7 @@ func TestLastOpAtTick(t *testing.T) {
 // across all workers; ops/s/core is operations a second per core.
 func BenchmarkRunnerNoop(b *testing.B) {
 	procs := runtime.GOMAXPROCS(0)
-	step := runner.Step{Ops: allOps}
+	step := runner.Step{Sleep: runner.CoarseSleep, Ops: allOps}
 	// b.N ops in all, the remainder spread one each over the first workers, so that ns/op is
 	// exact; a worker with no ops would have Limit 0, which means no limit.
 	for i := range procs {

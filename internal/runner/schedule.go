@@ -11,6 +11,7 @@ type Tick struct {
 	N     int64           // operations this worker has completed
 	Stop  <-chan struct{} // closed when every primary worker is done
 	Lag   *Lag            // where a paced schedule records how late it woke up; may be nil
+	Sleep Sleeper         // how a paced schedule waits for a due time; nil: PreciseSleep
 }
 
 // LateWakeup is how late a paced worker may wake up for an operation before the wake-up counts
@@ -108,7 +109,7 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 		// Overdue: no sleep, but a stop still ends an unlimited schedule.
 		return due, sleepUntil(ctx, due, stop, stop != nil)
 	}
-	if !sleepPrecise(ctx, due, stop) {
+	if !t.sleep(ctx, due, stop) {
 		return time.Time{}, false
 	}
 	t.Lag.record(time.Since(due))

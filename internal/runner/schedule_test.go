@@ -105,7 +105,7 @@ func TestGatedLatency(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				waits := 0
-				res := runner.Run(t.Context(), runner.Step{
+				res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 					Ops: allOps,
 					Workers: []runner.Worker{{
 						Name: "gated", Primary: true,
@@ -148,7 +148,7 @@ func TestGatedClosed(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				asked := 0
 				g := runner.Gated{Schedule: countingSchedule{tt.inner, &asked}, Wait: func(context.Context) bool { return false }}
-				if due, ok := g.Next(t.Context(), runner.Tick{Start: time.Now()}); ok || !due.IsZero() {
+				if due, ok := g.Next(t.Context(), runner.Tick{Sleep: runner.CoarseSleep, Start: time.Now()}); ok || !due.IsZero() {
 					t.Errorf("Next = %v, %v; want zero time, false", due, ok)
 				}
 				if asked != 0 {
@@ -184,7 +184,7 @@ func TestOnDone(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var done int
 				var ops, opsAtDone int64
-				res := runner.Run(t.Context(), runner.Step{
+				res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 					Ops: allOps,
 					Workers: []runner.Worker{{
 						Name: "w", Primary: true,
@@ -226,7 +226,7 @@ func TestOnDonePassesThrough(t *testing.T) {
 			{"op 1 is due 100ms later, Done not called", 1, start.Add(100 * time.Millisecond), true, 0},
 			{"after op 1 the schedule ends and Done is called", 2, time.Time{}, false, 1},
 		} {
-			due, ok := s.Next(t.Context(), runner.Tick{Start: start, N: tt.n})
+			due, ok := s.Next(t.Context(), runner.Tick{Sleep: runner.CoarseSleep, Start: start, N: tt.n})
 			if !due.Equal(tt.due) || ok != tt.ok || done != tt.done {
 				t.Errorf("%s: Next = %v, %v with Done called %d times; want %v, %v, %d",
 					tt.name, due.Sub(start), ok, done, tt.due.Sub(start), tt.ok, tt.done)
@@ -241,7 +241,7 @@ func TestOnDonePassesThrough(t *testing.T) {
 func TestConstantRateStopsWhenOverdue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var queries int
-		res := runner.Run(t.Context(), runner.Step{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep,
 			Ops: allOps,
 			Workers: []runner.Worker{
 				{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
@@ -268,6 +268,29 @@ func TestConstantRateStopsWhenOverdue(t *testing.T) {
 		}
 		if got := res.End.Sub(res.Start); got != time.Second {
 			t.Errorf("step took %v, want 1s", got)
+		}
+	})
+}
+
+// TestStepSleepIsInjected: a step's paced workers and pools' leaders wait with the step's
+// Sleeper (tests in virtual time give CoarseSleep; runs get PreciseSleep), not a global switch.
+func TestStepSleepIsInjected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls int
+		counting := func(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
+			calls++
+			return runner.CoarseSleep(ctx, due, stop)
+		}
+		nop := runner.Single(opInsert, func(context.Context, int) (int64, error) { return 1, nil })
+		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Sleep: counting, Workers: []runner.Worker{{
+			Name: "paced", Primary: true, Schedule: runner.ConstantRate{PerSec: 100, Limit: 10}, Do: nop}},
+			Pools: []runner.Pool{{Name: "pool", Primary: true, Limit: 10, Arrivals: &runner.Constant{PerSec: 100},
+				Do: []runner.DoFunc{nop}}}})
+		if n := res.Total.Ops[opInsert].Statements; n != 20 {
+			t.Fatalf("%d operations, want 20", n)
+		}
+		if calls < 15 {
+			t.Errorf("the step's Sleeper waited %d times for 20 paced operations", calls)
 		}
 	})
 }

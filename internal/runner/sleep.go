@@ -19,16 +19,12 @@ import (
 // slack is set again before each sleep, on whichever thread the goroutine runs (one cheap system
 // call; it stays set on that thread, which only makes its other timed waits more exact).
 
-// preciseSleep is off in tests that run in virtual time (testing/synctest), where a sleep in a
-// system call would not let the virtual clock move.
-var preciseSleep = true
+// A Sleeper waits until due, unless ctx ends or stop (if not nil) closes first: then false. A
+// Step's Sleep is how its paced workers and pools' leaders wait for an operation's due time.
+type Sleeper func(ctx context.Context, due time.Time, stop <-chan struct{}) bool
 
-// sleepPrecise waits until due, unless ctx ends or stop closes first (then false). Without
-// preciseSleep it is sleepUntil.
-func sleepPrecise(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
-	if !preciseSleep {
-		return sleepUntil(ctx, due, stop, stop != nil)
-	}
+// PreciseSleep is the default Sleeper: Go's timer, then nanosleep for the last millisecond.
+func PreciseSleep(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
 	if d := time.Until(due) - time.Millisecond; d > 0 {
 		if !sleepUntil(ctx, due.Add(-time.Millisecond), stop, stop != nil) {
 			return false
@@ -50,4 +46,18 @@ func sleepPrecise(ctx context.Context, due time.Time, stop <-chan struct{}) bool
 		ts := unix.NsecToTimespec(int64(min(d, time.Millisecond)))
 		unix.Nanosleep(&ts, nil) // EINTR: the loop sleeps again for what is left
 	}
+}
+
+// CoarseSleep waits with Go's timer alone: for tests in virtual time (testing/synctest), where
+// a sleep in a system call would not let the virtual clock move.
+func CoarseSleep(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
+	return sleepUntil(ctx, due, stop, stop != nil)
+}
+
+// sleep is t's Sleeper, PreciseSleep if it has none.
+func (t Tick) sleep(ctx context.Context, due time.Time, stop <-chan struct{}) bool {
+	if t.Sleep == nil {
+		return PreciseSleep(ctx, due, stop)
+	}
+	return t.Sleep(ctx, due, stop)
 }

@@ -31,7 +31,7 @@ func TestStallOpenLoop(t *testing.T) {
 		st := &driver.Stall{At: 4 * time.Second, For: time.Second}
 		st.Start(time.Now())
 		do := stalled(st)
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Pools: []runner.Pool{{
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Pools: []runner.Pool{{
 			Name: "open", Primary: true, Limit: 10_000, Arrivals: &runner.Constant{PerSec: 1000},
 			Do: []runner.DoFunc{do, do, do, do}, Service: true,
 		}}})
@@ -67,7 +67,7 @@ func TestStallClosedLoop(t *testing.T) {
 		for range 4 {
 			ws = append(ws, runner.Worker{Name: "closed", Primary: true, Schedule: runner.ClosedLoop{}, Do: stalled(st)})
 		}
-		res := runner.Run(t.Context(), runner.Step{Ops: allOps, Workers: ws, Duration: 10 * time.Second})
+		res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Workers: ws, Duration: 10 * time.Second})
 		if !res.Complete {
 			t.Fatal(res.Err)
 		}

@@ -40,7 +40,7 @@ func (w *overloaded) Plan(_ context.Context, step string) (*workload.StepPlan, e
 		}
 	}
 	return &workload.StepPlan{
-		Step: runner.Step{Ops: scriptOps, Retries: 2, OpenLoop: true,
+		Step: runner.Step{Sleep: runner.CoarseSleep, Ops: scriptOps, Retries: 2, OpenLoop: true,
 			Workers: []runner.Worker{{Name: "primary", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
 				Do: runner.Single(0, func(ctx context.Context, _ int) (int64, error) { return 0, sleep(ctx, time.Second) })}},
 			Pools: []runner.Pool{{Name: "readers", Arrivals: burst{}, Limit: 10,
