@@ -161,6 +161,7 @@ per_commit = reads / rate(db.xact_commit)
 neg = -2 * (1 + 2) - 6 / 3 + 1e3
 both = delta(db.blks_read db.xact_commit) # a sum over names
 glob = delta(db.*)
+overlap = delta(db.* db.blks_read)        # a counter counts once
 gone = rate(no.such) + 1
 ratio0 = 1 / (rate(db.xact_commit) - rate(db.xact_commit))
 level = max(dirty_pages) - min(dirty_pages)
@@ -176,7 +177,7 @@ hidden = 1
 	for _, f := range s.Defined(defs, w) {
 		got[f.Name] = f.Value
 	}
-	want := map[string]float64{"reads": 3800, "per_commit": 3.8, "neg": 992, "both": 48000, "glob": 48000, "level": 9}
+	want := map[string]float64{"reads": 3800, "per_commit": 3.8, "neg": 992, "both": 48000, "glob": 48000, "overlap": 48000, "level": 9}
 	for n, v := range want {
 		if !near(got[n], v) {
 			t.Errorf("%s = %g, want %g", n, got[n], v)

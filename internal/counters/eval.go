@@ -140,8 +140,14 @@ func (e *env) variable(name string) float64 {
 
 func (e *env) call(fn string, patterns []string) float64 {
 	var names []string
+	seen := map[string]bool{}
 	for _, p := range patterns {
-		names = append(names, e.s.match(p)...)
+		for _, n := range e.s.match(p) {
+			if !seen[n] { // a counter two patterns match counts once
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
 	}
 	switch fn {
 	case "rate", "delta":
