@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -217,11 +218,13 @@ func (m *MySQL) DBMSCounterSet(ctx context.Context) (map[string]float64, error) 
 }
 
 // readSource reads one of mysqlSources into out. A table the server does not have (MySQL has
-// no TABLE_STATISTICS; no MyRocks) is remembered and not asked again.
+// no TABLE_STATISTICS; no MyRocks: errors 1109 and 1146) is remembered and not asked again;
+// any other error (a timeout, a lost connection) only leaves this sample without it.
 func (m *MySQL) readSource(ctx context.Context, st *mysqlState, prefix, q string, out map[string]float64) error {
 	rows, err := m.db.QueryContext(ctx, q)
 	if err != nil {
-		if ctx.Err() == nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && (me.Number == 1109 || me.Number == 1146) { // unknown table: not this server's
 			st.mu.Lock()
 			st.missing[prefix] = true
 			st.mu.Unlock()

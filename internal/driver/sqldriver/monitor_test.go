@@ -601,6 +601,16 @@ func TestMySQLCounterSet(t *testing.T) {
 					t.Errorf("%s is a gauge", n)
 				}
 			}
+			// A table the server lacks is not asked again; a timeout is only this sample's.
+			st := m.monState()
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := m.readSource(done, st, "x.", "SELECT 'a', 1, '' FROM information_schema.TABLE_STATISTICS", map[string]float64{}); err == nil || st.missing["x."] {
+				t.Errorf("a canceled query: %v, missing %v", err, st.missing)
+			}
+			if err := m.readSource(context.Background(), st, "y.", "SELECT 'a', 1, '' FROM information_schema.NO_SUCH_TABLE", map[string]float64{}); err != nil || !st.missing["y."] {
+				t.Errorf("an unknown table: %v, missing %v", err, st.missing)
+			}
 		})
 	}
 }
