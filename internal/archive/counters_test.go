@@ -148,3 +148,31 @@ func TestCountersSizeHour(t *testing.T) {
 		t.Errorf("%d bytes for an hour", fi.Size())
 	}
 }
+
+// BenchmarkReadCountersHour reads an hour at 1 Hz of 400 counters, a third moving each second.
+func BenchmarkReadCountersHour(b *testing.B) {
+	d, _ := Create(filepath.Join(b.TempDir(), "run"), Run{Name: "r"})
+	w, _ := d.StartStep("s", []measure.OpType{{Name: "op"}}, time.Now())
+	c, _ := w.Counters()
+	vals := map[string]float64{}
+	for i := range 400 {
+		vals[fmt.Sprintf("table.t%02d.c%d", i/10, i%10)] = 0
+	}
+	for tick := range 3600 {
+		i := 0
+		for n := range vals {
+			if i%3 == tick%3 {
+				vals[n] += float64(tick * i)
+			}
+			i++
+		}
+		c.Sample(float64(tick), 0, vals, false, kindOf)
+	}
+	w.Finish(Step{Step: "s"})
+	b.ResetTimer()
+	for range b.N {
+		if _, err := ReadCounters(w.dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
