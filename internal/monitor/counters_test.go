@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -137,4 +138,32 @@ func TestStallCounters(t *testing.T) {
 		}
 	}
 	w.Finish(archive.Step{Step: "s"})
+}
+
+// TestCountersOff: DBPERF_DBMS_COUNTERS=off asks the DBMS for nothing and writes neither file.
+func TestCountersOff(t *testing.T) {
+	t.Setenv("DBPERF_DBMS_COUNTERS", "off")
+	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w, _ := d.StartStep("s", []measure.OpType{{Name: "op"}}, start)
+	target := &fullSet{}
+	st, err := New(t.Context(), target).Begin(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Start(t.Context(), start)
+	st.Tick(start.Add(time.Second))
+	st.End(t.Context(), Totals{})
+	w.Finish(archive.Step{Step: "s"})
+	if target.calls.Load() != 0 {
+		t.Errorf("%d samples with counters off", target.calls.Load())
+	}
+	for _, f := range []string{"dbms.csv", archive.CountersFile} {
+		if _, err := os.Stat(filepath.Join(d.Path, "s", f)); err == nil {
+			t.Errorf("%s written with counters off", f)
+		}
+	}
 }

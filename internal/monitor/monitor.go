@@ -110,10 +110,12 @@ type Step struct {
 // from w as intervals.csv does, so that row n of each is the same interval. Start begins it.
 func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, error) {
 	s := &Step{m: m, w: w, host: NewHostSampler(m.dataDir, m.main, !m.embedded), ticks: make(chan time.Time, 1024)}
-	if c, ok := m.target.(Counters); ok {
+	if c, ok := m.target.(Counters); ok && !countersOff() {
 		s.counters = c
 	}
-	s.set, _ = m.target.(CounterSet)
+	if !countersOff() {
+		s.set, _ = m.target.(CounterSet)
+	}
 	var err error
 	if s.hostCSV, err = w.Stream("host.csv", HostColumns); err != nil {
 		return nil, err
