@@ -1,0 +1,309 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/k8s"
+	"github.com/dbperf/dbperf/internal/merge"
+	"github.com/spf13/cobra"
+)
+
+// k8sCmd is `dbperf k8s`: the Indexed Job of a sharded run, and the collection and merge of
+// its shards (docs/scale-out.md). Nothing here calls a cluster's API: job writes a manifest,
+// collect runs kubectl.
+func k8sCmd() *cobra.Command {
+	c := &cobra.Command{Use: "k8s", Short: "Run a sharded run as a Kubernetes Indexed Job, and collect it"}
+	c.AddCommand(k8sJobCmd(), k8sCollectCmd(), k8sShardCmd(), k8sTarCmd(), k8sReleaseCmd())
+	return c
+}
+
+func k8sJobCmd() *cobra.Command {
+	s := k8s.JobSpec{CPU: "2", Memory: "2Gi"}
+	c := &cobra.Command{
+		Use:   "job --shards N --image IMAGE -- run WORKLOAD FLAGS...",
+		Short: "Write the Indexed Job of a sharded run (kubectl apply -f it)",
+		Long: `job writes an Indexed Job whose N pods run the command after -- as shards auto/N: one
+pod per node (anti-affinity), Guaranteed QoS (--cpu and --memory are requests and limits), no
+restart, the target's password from --secret (key "password", as PGPASSWORD and MYSQL_PWD;
+never an argument), the run directories on --claim (a ReadWriteMany PersistentVolumeClaim), or
+else in the pod until 'dbperf k8s collect' has copied them. A command without --seed gets one.`,
+		Example: `  dbperf k8s job --shards 8 --image registry.example/dbperf:1 --secret pg -- run insert --target postgres://bench@pg/ib --clients 64 > job.yaml
+  kubectl apply -f job.yaml && dbperf k8s collect dbperf-insert-SEED --out runs/ib-8pods`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s.Args = args
+			if !slices.ContainsFunc(args, func(a string) bool { return a == "--seed" || strings.HasPrefix(a, "--seed=") }) {
+				s.Args = append(slices.Clone(args), "--seed", strconv.FormatUint(randomSeed(), 10))
+			}
+			if s.Name == "" {
+				s.Name = "dbperf-" + args[len(args)-1]
+				if len(args) > 1 && args[0] == "run" {
+					s.Name = "dbperf-" + args[1] + "-" + seedOf(s.Args)
+				}
+			}
+			j, err := k8s.Job(s)
+			if err != nil {
+				return err
+			}
+			b, err := k8s.YAML(j)
+			if err != nil {
+				return err
+			}
+			_, err = c.OutOrStdout().Write(b)
+			return err
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&s.Shards, "shards", 0, "shards: pods, each on its own node")
+	f.StringVar(&s.Image, "image", "", "the dbperf image (deploy/Containerfile)")
+	f.StringVar(&s.Name, "name", "", "the Job's name, also the run's id at the rendezvous (default dbperf-WORKLOAD-SEED)")
+	f.StringVar(&s.Namespace, "namespace", "", "the Job's namespace")
+	f.StringVar(&s.Secret, "secret", "", "the Secret holding the target's password under the key password")
+	f.StringVar(&s.CPU, "cpu", s.CPU, "each pod's CPU, request and limit")
+	f.StringVar(&s.Memory, "memory", s.Memory, "each pod's memory, request and limit")
+	f.StringVar(&s.Claim, "claim", "", "a ReadWriteMany PersistentVolumeClaim for the run directories (default: in the pod until collected)")
+	return c
+}
+
+// seedOf is the value of --seed among args.
+func seedOf(args []string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--seed="); ok {
+			return v
+		}
+		if a == "--seed" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// collectedMark is the file whose presence releases a holding pod.
+const collectedMark = ".collected"
+
+func k8sShardCmd() *cobra.Command {
+	var hold bool
+	var holdFor time.Duration
+	runsDir := k8s.RunsDir
+	c := &cobra.Command{
+		Use:    "shard [--hold] -- run WORKLOAD FLAGS...",
+		Short:  "A pod's command: run one shard, then, with --hold, wait until it is collected",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			cmd := exec.Command(self, args...)
+			cmd.Stdout, cmd.Stderr = c.OutOrStdout(), c.ErrOrStderr()
+			runErr := cmd.Run()
+			if hold { // the run directory lives in the pod: wait for dbperf k8s collect
+				fmt.Fprintf(c.OutOrStdout(), "waiting until dbperf k8s collect has copied %s (at most %s)\n", runsDir, holdFor)
+				deadline := time.Now().Add(holdFor)
+				for time.Now().Before(deadline) {
+					if _, err := os.Stat(filepath.Join(runsDir, collectedMark)); err == nil {
+						break
+					}
+					time.Sleep(2 * time.Second)
+				}
+			}
+			var ee *exec.ExitError
+			if errors.As(runErr, &ee) {
+				return &exitError{code: ee.ExitCode()}
+			}
+			return runErr
+		},
+	}
+	c.Flags().BoolVar(&hold, "hold", false, "after the run, wait until collected")
+	c.Flags().DurationVar(&holdFor, "hold-for", 24*time.Hour, "the longest to wait to be collected")
+	c.Flags().StringVar(&runsDir, "runs-dir", runsDir, "where the run directories are")
+	return c
+}
+
+func k8sTarCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "tar DIR", Short: "Write DIR as a tar stream (what collect reads through kubectl exec)", Hidden: true,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return writeTar(c.OutOrStdout(), args[0]) },
+	}
+}
+
+func k8sReleaseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "release [DIR]", Short: "Let a holding pod end: its runs were collected", Hidden: true,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			dir := k8s.RunsDir
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return os.WriteFile(filepath.Join(dir, collectedMark), nil, 0o644)
+		},
+	}
+}
+
+// writeTar writes the regular files and directories under dir, relative to it.
+func writeTar(w io.Writer, dir string) error {
+	tw := tar.NewWriter(w)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir || d.Name() == collectedMark {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h, err := tar.FileInfoHeader(info, "")
+		if err != nil {
+			return err
+		}
+		h.Name, _ = filepath.Rel(dir, p)
+		if err := tw.WriteHeader(h); err != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil {
+			_, err = tw.Write(b)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// readTar unpacks a tar stream into dir, refusing names that leave it.
+func readTar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(dir, h.Name)
+		if !strings.HasPrefix(p, filepath.Clean(dir)+string(os.PathSeparator)) {
+			return fmt.Errorf("the tar stream names %q, outside %s", h.Name, dir)
+		}
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		b, err := io.ReadAll(tr)
+		if err == nil {
+			err = os.WriteFile(p, b, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func k8sCollectCmd() *cobra.Command {
+	var out, namespace, kubectl, fromDir string
+	c := &cobra.Command{
+		Use:   "collect JOB --out RUN",
+		Short: "Copy the shards' run directories out of a Job's pods (kubectl) and merge them",
+		Long: `collect finds the Job's pods with kubectl, copies each pod's run directories with kubectl
+exec (the image has no tar: dbperf writes the stream), lets the pods end, and merges the shards
+into --out. With --from-dir (the Job's --claim, mounted here) it merges the directories there.
+The shards are kept beside the merged run, in RUN.shards/.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("give the merged run's directory with --out")
+			}
+			if merge.Exists(out) {
+				return fmt.Errorf("run directory %s already exists and is not empty: choose another --out or remove it", out)
+			}
+			job := args[0]
+			src := fromDir
+			if src == "" {
+				src = out + ".shards"
+				if err := collectPods(c, kubectl, namespace, job, src); err != nil {
+					return err
+				}
+			}
+			dirs, err := filepath.Glob(filepath.Join(src, "*", job+"-*"))
+			if err == nil && len(dirs) == 0 {
+				dirs, err = filepath.Glob(filepath.Join(src, job+"-*"))
+			}
+			if err != nil || len(dirs) == 0 {
+				return fmt.Errorf("no run directory of job %s under %s", job, src)
+			}
+			meta, err := merge.Runs(out, dirs, redactArgs(os.Args))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(meta.Shards), job, out)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&out, "out", "", "the merged run directory (new)")
+	f.StringVar(&namespace, "namespace", "", "the Job's namespace")
+	f.StringVar(&kubectl, "kubectl", "kubectl", "the kubectl to run")
+	f.StringVar(&fromDir, "from-dir", "", "merge the run directories under this directory (the Job's volume) instead of copying them from the pods")
+	return c
+}
+
+// collectPods copies every pod's RunsDir into dst/POD and releases the pod.
+func collectPods(c *cobra.Command, kubectl, namespace, job, dst string) error {
+	base := []string{}
+	if namespace != "" {
+		base = append(base, "--namespace", namespace)
+	}
+	run := func(args ...string) ([]byte, error) {
+		var stderr bytes.Buffer
+		cmd := exec.Command(kubectl, append(slices.Clone(base), args...)...)
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %v: %s", kubectl, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
+		return b, nil
+	}
+	b, err := run("get", "pods", "-l", "job-name="+job, "-o", `jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}`)
+	if err != nil {
+		return err
+	}
+	pods := strings.Fields(string(b))
+	if len(pods) == 0 {
+		return fmt.Errorf("job %s has no pods", job)
+	}
+	for _, pod := range pods {
+		t, err := run("exec", pod, "--", "/dbperf", "k8s", "tar", k8s.RunsDir)
+		if err != nil {
+			return err
+		}
+		if err := readTar(bytes.NewReader(t), filepath.Join(dst, pod)); err != nil {
+			return fmt.Errorf("pod %s: %w", pod, err)
+		}
+		if _, err := run("exec", pod, "--", "/dbperf", "k8s", "release"); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.OutOrStdout(), "copied pod %s\n", pod)
+	}
+	return nil
+}
