@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -149,4 +150,21 @@ func tableExists(t *testing.T, target, table string) bool {
 	}
 	t.Fatalf("%s is not a server target", target)
 	return false
+}
+
+// TestShardConnectionLimit: before anything runs, a shard refuses a run whose shards together
+// would open more connections than the server allows, and leaves no run directory.
+func TestShardConnectionLimit(t *testing.T) {
+	for name, target := range serverTargets(t, "dbperf_shardtest") {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := run(t, dir, "run", "insert", "--target", target, "--clients", "5000", "--shard", "0/2", "--seed", "1", "--out", "x")
+			if r.code == 0 || !strings.Contains(r.stderr, "max_connections") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+				t.Fatalf("%d %q", r.code, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+				t.Error("a refused shard left its run directory")
+			}
+		})
+	}
 }

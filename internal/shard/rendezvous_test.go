@@ -164,3 +164,62 @@ func TestStartAt(t *testing.T) {
 		t.Fatalf("an instant an hour ago: %v", err)
 	}
 }
+
+// fakeDB is a rendezvous table in memory on a server whose clock is skew behind this host's.
+type fakeDB struct {
+	mu    sync.Mutex
+	skew  time.Duration
+	rows  map[string][]int64 // barrier -> arrival instants (µs)
+	count int
+}
+
+func (f *fakeDB) now() int64 { return time.Now().Add(-f.skew).UnixMicro() }
+
+func (f *fakeDB) Exec(_ context.Context, q string, args ...any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if strings.HasPrefix(q, "INSERT") {
+		b := args[1].(string)
+		f.rows[b] = append(f.rows[b], f.now())
+	}
+	return nil
+}
+
+func (f *fakeDB) QueryInts(_ context.Context, n int, q string, args ...any) ([]int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case strings.Contains(q, "MAX(arrived)"):
+		rows := f.rows[args[1].(string)]
+		var m int64
+		for _, r := range rows {
+			m = max(m, r)
+		}
+		return []int64{int64(len(rows)) + int64(f.count-1), m}, nil // the other shards are there
+	case strings.HasPrefix(q, "SELECT CAST") || strings.HasPrefix(q, "SELECT "+PostgresDialect.NowMicros):
+		return []int64{f.now()}, nil
+	}
+	return make([]int64, n), nil
+}
+
+func (f *fakeDB) Ints(context.Context, string, ...any) ([]int64, error) { return nil, nil }
+
+// TestClockOffsetMeasured: a host whose clock is 300 ms ahead of the rendezvous's records an
+// offset of about 300 ms at every barrier, and leaves at the release instant on its own clock.
+func TestClockOffsetMeasured(t *testing.T) {
+	db := &fakeDB{skew: 300 * time.Millisecond, rows: map[string][]int64{}, count: 2}
+	rv := &Rendezvous{Spec: Spec{0, 2}, RunID: "r", DB: db, Dialect: PostgresDialect, Poll: time.Millisecond}
+	for _, b := range []string{"start", "step a"} {
+		if err := rv.Wait(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range rv.Barriers {
+		if b.Offset < 250*time.Millisecond || b.Offset > 350*time.Millisecond {
+			t.Errorf("barrier %s: offset %s, want about 300ms", b.Name, b.Offset)
+		}
+	}
+	if o := rv.MaxOffset(); o < 250*time.Millisecond {
+		t.Errorf("max offset %s", o)
+	}
+}
