@@ -92,16 +92,17 @@ type Moved struct {
 	Window float64             `json:"window"` // in the window
 	Median float64             `json:"median"` // the median over the step's intervals
 	Score  float64             `json:"score"`  // |window - median| over the larger of the median, the median deviation and the step's mean
+	Only   bool                `json:"only,omitempty"` // a running total that moved in the window alone (95% of its increase)
 }
 
 // minScore is how far a counter must move to be named: by more than half of its usual figure
 // (a rate halved or grown by half), so that the noise of a steady counter is not named.
 const minScore = 0.5
 
-// Movers ranks the counters (the DBMS's and the host's) by how far their figure in w is
-// from the step's median interval, the largest first, at most n. Among counters that moved
-// about as much (scores equal to two digits: many move only with the event), those the
-// vital signs in defs read come first.
+// Movers ranks the counters (the DBMS's and the host's) whose figure in w is far from the
+// step's median interval, at most n: first the running totals that moved in w alone (an
+// event: a checkpoint, a flush), the vital signs' first among them, then by how far they
+// moved (scores equal to two digits: the vital signs' first).
 func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 	vital := map[string]bool{}
 	for _, d := range s.Applicable(defs) {
@@ -127,20 +128,37 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 		}
 		med, scale := b.median, b.scale
 		if d := math.Abs(x - med); d/scale > minScore {
-			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale})
+			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale, Only: s.only(name, w)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := measure.Round(out[i].Score, 2-digits(out[i].Score)), measure.Round(out[j].Score, 2-digits(out[j].Score))
-		if a != b {
-			return a > b
+		a, b := out[i], out[j]
+		if a.Only != b.Only {
+			return a.Only
 		}
-		return vital[out[i].Name] && !vital[out[j].Name]
+		if a.Only && vital[a.Name] != vital[b.Name] { // moved only then: the vital signs' first
+			return vital[a.Name]
+		}
+		sa, sb := measure.Round(a.Score, 2-digits(a.Score)), measure.Round(b.Score, 2-digits(b.Score))
+		if sa != sb {
+			return sa > sb
+		}
+		return vital[a.Name] && !vital[b.Name]
 	})
 	if len(out) > n {
 		out = out[:n]
 	}
 	return out
+}
+
+// only: a running total that made 95% or more of its step's increase in the window.
+func (s *Step) only(name string, w Window) bool {
+	if s.Kinds[name] == archive.KindGauge {
+		return false
+	}
+	in, ok1 := s.Increase(name, w)
+	all, ok2 := s.Increase(name, s.Whole())
+	return ok1 && ok2 && all > 0 && in >= 0.95*all
 }
 
 // figure is what Movers compares: a running total's rate a second, a gauge's mean.

@@ -26,7 +26,7 @@ import (
 
 // induced monitors a step of ticks every 500 ms while load runs; after the 8th tick it calls
 // event, then waits for done to say the DBMS has counted it, ticks 6 more times, and returns
-// the counters that moved most in the window from two ticks before the event to two after.
+// the counters that moved in the window from two ticks before the event to two after.
 func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx context.Context) error, event func() error, done func() bool) []counters.Moved {
 	t.Helper()
 	ctx := t.Context()
@@ -95,8 +95,10 @@ func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx 
 		t.Fatal(err)
 	}
 	// Tick 8 is the last before the event; the DBMS had counted it by tick 9 (done waited).
-	moved := s.Movers(counters.Window{From: 6, To: 10}, 25, counters.Vitals())
-	t.Logf("moved: %s", names(moved))
+	// Every counter that moved: the servers are shared with other work, whose own events may
+	// outrank the induced one in the window.
+	moved := s.Movers(counters.Window{From: 6, To: 10}, 10000, counters.Vitals())
+	t.Logf("moved (%d): %s", len(moved), names(moved[:min(len(moved), 12)]))
 	return moved
 }
 
