@@ -89,9 +89,9 @@ func (s *Step) same(n string, w Window) bool {
 type Moved struct {
 	Name   string              `json:"name"`
 	Kind   archive.CounterKind `json:"-"`
-	Window float64             `json:"window"` // in the window
-	Median float64             `json:"median"` // the median over the step's intervals
-	Score  float64             `json:"score"`  // |window - median| over the larger of the median, the median deviation and the step's mean
+	Window float64             `json:"window"`         // in the window
+	Median float64             `json:"median"`         // the median over the step's intervals
+	Score  float64             `json:"score"`          // |window - median| over the larger of the median, the median deviation and the step's mean
 	Only   bool                `json:"only,omitempty"` // a running total that moved in the window alone (95% of its increase)
 }
 
