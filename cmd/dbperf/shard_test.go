@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
@@ -166,5 +168,60 @@ func TestShardConnectionLimit(t *testing.T) {
 				t.Error("a refused shard left its run directory")
 			}
 		})
+	}
+}
+
+// TestShardFailureStopsEveryShard: a shard interrupted in the middle of a step tells the other,
+// which ends its run at the next barrier (here the run's end) with one sentence naming it, not
+// at the timeout; both keep their finished steps, and the rendezvous table is removed.
+func TestShardFailureStopsEveryShard(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		if testing.Short() {
+			t.Skip("-short: no PostgreSQL")
+		}
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
+	}
+	target := testtargets.WithDatabase(dsn, "dbperf_shardfail")
+	testtargets.Open(t, target).Close()
+	dir := t.TempDir()
+	args := func(i int) []string {
+		return []string{"run", "insert", "--target", target, "--clients", "2", "--rows", "1000", "--steps", "l.i0,qr100", "--q-seconds", "30",
+			"--seed", "5", "--drop", "--quiet", "--rendezvous-timeout", "2m", "--shard", fmt.Sprintf("%d/2", i), "--out", fmt.Sprintf("s%d", i)}
+	}
+	s0 := make(chan result, 1)
+	go func() { s0 <- run(t, dir, args(0)...) }()
+	cmd := exec.Command(dbperfBin, args(1)...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for { // interrupt shard 1 once its q step has started
+		if _, err := os.Stat(filepath.Join(dir, "s1", "qr100")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	r := <-s0
+	if r.code == 0 || !strings.Contains(r.stderr, "shard 1 of run insert-5-2 failed") {
+		t.Fatalf("shard 0: %d %q", r.code, r.stderr)
+	}
+	// l.i0 is kept complete on both; qr100 is incomplete on both: shard 0 ran it to its end,
+	// but the run's qr100 is not whole without shard 1's.
+	for i, want := range [][]bool{{true, false}, {true, false}} {
+		meta, _, err := archive.Read(filepath.Join(dir, fmt.Sprintf("s%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, st := range meta.Steps {
+			if st.Complete != want[j] {
+				t.Errorf("shard %d step %s complete %v, want %v", i, st.Name, st.Complete, want[j])
+			}
+		}
+	}
+	if tableExists(t, target, shard.Table) {
+		t.Errorf("%s is still on the target", shard.Table)
 	}
 }

@@ -93,6 +93,10 @@ func (r *Rendezvous) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating the rendezvous table %s on the target: %w", Table, err)
 	}
+	// A failed earlier run of the same id may have left its abort marks: that run is over.
+	if err := r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND barrier IN (?, ?)", r.RunID, abortBarrier, abortSeen); err != nil {
+		return err
+	}
 	n, err := r.DB.QueryInts(ctx, 1, "SELECT COUNT(*) FROM "+Table+" WHERE run_id = ? AND shard = ?", r.RunID, r.Spec.Index)
 	if err != nil {
 		return err
@@ -214,8 +218,12 @@ func (r *Rendezvous) missing(ctx context.Context, name string) (string, error) {
 	return strings.Join(out, ", "), nil
 }
 
-// abortBarrier is the barrier name under which a failing shard leaves its reason.
-const abortBarrier = "abort"
+// abortBarrier is the barrier name under which a failing shard leaves its reason; abortSeen
+// the one under which each other shard says it saw it, so that the last one can remove them.
+const (
+	abortBarrier = "abort"
+	abortSeen    = "abort seen"
+)
 
 // Fail tells the other shards that this one failed, so that they stop at their next barrier
 // with its reason instead of waiting for the timeout. Best effort: the target may be what failed.
@@ -237,6 +245,8 @@ func (r *Rendezvous) failed(ctx context.Context) error {
 	if err != nil || len(v) == 0 {
 		return err
 	}
+	r.DB.Exec(ctx, "INSERT INTO "+Table+" (run_id, barrier, shard, arrived, note) VALUES (?, ?, ?, "+r.Dialect.NowMicros+", ?)",
+		r.RunID, abortSeen, r.Spec.Index, r.Host)
 	return fmt.Errorf("shard %d of run %s failed (its run.json says why): the run stops on every shard", v[0], r.RunID)
 }
 
@@ -246,8 +256,13 @@ func (r *Rendezvous) Close(ctx context.Context) error {
 	if r.DB == nil || !r.Spec.Sharded() {
 		return nil
 	}
-	if err := r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND shard = ?", r.RunID, r.Spec.Index); err != nil {
+	// A failed shard's mark stays until every shard has seen it; then the last one removes the
+	// marks with its own rows.
+	if err := r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND shard = ? AND barrier NOT IN (?, ?)", r.RunID, r.Spec.Index, abortBarrier, abortSeen); err != nil {
 		return err
+	}
+	if seen, err := r.DB.QueryInts(ctx, 1, "SELECT COUNT(DISTINCT shard) FROM "+Table+" WHERE run_id = ? AND barrier IN (?, ?)", r.RunID, abortBarrier, abortSeen); err == nil && int(seen[0]) >= r.Spec.Count {
+		r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ?", r.RunID)
 	}
 	n, err := r.DB.QueryInts(ctx, 1, "SELECT COUNT(*) FROM "+Table)
 	if err == nil && n[0] == 0 {
