@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbperf/dbperf/internal/archive"
@@ -50,9 +51,14 @@ func readIntervals(path string) (ops []string, rows []row, err error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil && !partial(path) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n := len(recs); partial(path) && n > 1 && len(recs[n-1]) != len(recs[0]) {
+		recs = recs[:n-1] // the row being written when the shard was killed
 	}
 	if len(recs) == 0 {
 		return nil, nil, fmt.Errorf("%s is empty", path)
@@ -143,6 +149,9 @@ func readHlog(path string) ([]hlogLine, error) {
 			continue
 		}
 		f := strings.Split(strings.TrimPrefix(line, "Tag="), ",")
+		if len(f) != 5 && partial(path) {
+			break
+		}
 		if len(f) != 5 {
 			return nil, fmt.Errorf("%s: a line of %d fields: %.60q", path, len(f), line)
 		}
@@ -150,6 +159,9 @@ func readHlog(path string) ([]hlogLine, error) {
 		length, err2 := strconv.ParseFloat(f[2], 64)
 		h, err3 := hdr.DecodePacked([]byte(f[4]))
 		if err := firstErr(err1, err2, err3); err != nil {
+			if partial(path) {
+				break // the line being written when the shard was killed
+			}
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		s := baseMs + int64(math.Round(start*1000))
@@ -170,11 +182,11 @@ func firstErr(errs ...error) error {
 // readStep reads a shard's intervals.csv and latency.hlog and puts each histogram with its row:
 // the row whose unix_ms is the histogram's end (both are the runner's interval end).
 func readStep(dir string) (*stepFiles, error) {
-	ops, rows, err := readIntervals(filepath.Join(dir, "intervals.csv"))
+	ops, rows, err := readIntervals(stepFile(dir, "intervals.csv"))
 	if err != nil {
 		return nil, err
 	}
-	lines, err := readHlog(filepath.Join(dir, "latency.hlog"))
+	lines, err := readHlog(stepFile(dir, "latency.hlog"))
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +203,9 @@ func readStep(dir string) (*stepFiles, error) {
 	for _, l := range lines {
 		i, ok := byEnd[l.endMs]
 		o, known := opIdx[l.tag]
+		if !ok && known && partial(lines0(dir)) {
+			continue // a second whose row the killed shard did not write
+		}
 		if !ok || !known {
 			return nil, fmt.Errorf("%s/latency.hlog: a histogram of %s ending at %d ms has no row in intervals.csv", dir, l.tag, l.endMs)
 		}
@@ -209,6 +224,46 @@ func (sf *stepFiles) startMs() (int64, bool) {
 		return 0, false
 	}
 	return sf.rows[0].endMs - sf.rows[0].tMs, true
+}
+
+// partial tells whether a step file is the stream of a shard killed in the step.
+func partial(path string) bool { return strings.HasSuffix(path, ".partial") }
+
+// lines0 is the latency log a step's histograms were read from.
+func lines0(dir string) string { return stepFile(dir, "latency.hlog") }
+
+// stepFile is a step's file, or its .partial stream when the shard was killed in the step
+// (its seconds until then are whole rows: the streams are written row by row).
+func stepFile(dir, name string) string {
+	p := filepath.Join(dir, name)
+	if _, err := os.Stat(p); err != nil {
+		if _, perr := os.Stat(p + ".partial"); perr == nil {
+			return p + ".partial"
+		}
+	}
+	return p
+}
+
+// summaryOf stands in for the summary.json of a shard killed in the step: its counts from its
+// rows, its instants from its first and last row, not complete.
+func (sf *stepFiles) summaryOf(name string, shard int) archive.Step {
+	s := archive.Step{Step: name, Ops: map[string]measure.OpSummary{},
+		Error: fmt.Sprintf("shard %d stopped in this step without ending it (killed): its seconds until then are merged", shard)}
+	if from, ok := sf.startMs(); ok {
+		s.Start, s.End = time.UnixMilli(from), time.UnixMilli(sf.rows[len(sf.rows)-1].endMs)
+	}
+	for o, op := range sf.ops {
+		var sum measure.OpSummary
+		for j, r := range sf.rows {
+			sum.Count += r.units[o]
+			sum.Errors += r.errors[o]
+			if h := sf.hists[j][o]; h != nil {
+				sum.Statements += h.TotalCount()
+			}
+		}
+		s.Ops[op] = sum
+	}
+	return s
 }
 
 // total is the step's histogram of op o: every interval's, added bucket by bucket. The runner's

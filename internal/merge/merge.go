@@ -125,6 +125,9 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 			openLoop = openLoop || r.openLoop
 		}
 		sum := s.steps[i]
+		if sum.Start.IsZero() { // no summary.json: the shard was killed in this step
+			sum = files.summaryOf(st.Name, s.shard.Index)
+		}
 		from := sum.Start
 		if ms, ok := files.startMs(); ok {
 			from = time.UnixMilli(ms)

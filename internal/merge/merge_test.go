@@ -326,3 +326,39 @@ func TestMergedSLAGoodput(t *testing.T) {
 }
 
 func shardSpec(i, n int) shard.Spec { return shard.Spec{Index: i, Count: n} }
+
+// TestShardKilledInAStep: a shard killed in a step leaves its streams as .partial files and no
+// summary.json; the merge keeps its seconds until then, and marks the merged step incomplete,
+// naming the shard.
+func TestShardKilledInAStep(t *testing.T) {
+	base := t.TempDir()
+	whole := startShards(t, filepath.Join(base, "whole"), 0, nil, nil)[0]
+	dirs := startShards(t, filepath.Join(base, "sharded"), 4, nil, nil)
+	step := filepath.Join(dirs[2], "query")
+	for _, f := range []string{"intervals.csv", "latency.hlog"} {
+		if err := os.Rename(filepath.Join(step, f), filepath.Join(step, f+".partial")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(step, "summary.json"))
+	// the row being written when it was killed: half a line
+	f, _ := os.OpenFile(filepath.Join(step, "intervals.csv.partial"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("4.500,17")
+	f.Close()
+	out := filepath.Join(base, "merged")
+	meta, err := Runs(out, dirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ms, _ := archive.Read(out)
+	_, ws, _ := archive.Read(whole)
+	q := ms[1]
+	if q.Complete || !strings.Contains(q.Error, "shard 2 stopped in this step") || meta.Steps[1].Complete {
+		t.Errorf("merged step: complete %v, error %q", q.Complete, q.Error)
+	}
+	for _, op := range []string{"insert", "query"} {
+		if q.Ops[op].Count != ws[1].Ops[op].Count || q.Ops[op].P99Us != ws[1].Ops[op].P99Us {
+			t.Errorf("%s: %d merged, %d whole: the killed shard's seconds are lost", op, q.Ops[op].Count, ws[1].Ops[op].Count)
+		}
+	}
+}
