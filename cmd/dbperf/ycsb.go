@@ -79,7 +79,7 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 	f.IntVar(&cfg.FieldLength, "field-length", cfg.FieldLength, "fieldlength (constant)")
 	f.BoolVar(&cfg.WriteAllFields, "write-all-fields", cfg.WriteAllFields, "writeallfields: updates write every field, not one")
 	f.BoolVar(&cfg.ReadAllFields, "read-all-fields", cfg.ReadAllFields, "readallfields")
-	f.String("request-distribution", "", "requestdistribution: uniform, zipfian, latest or hotspot (default: the workload's)")
+	f.String("request-distribution", "", "requestdistribution: uniform, zipfian, latest, hotspot, sequential or exponential (default: the workload's)")
 	f.StringVar(&cfg.InsertOrder, "insert-order", cfg.InsertOrder, "insertorder: hashed or ordered")
 	f.IntVar(&cfg.ZeroPadding, "zero-padding", cfg.ZeroPadding, "zeropadding of the key number")
 	f.Int64Var(&cfg.InsertStart, "insert-start", 0, "insertstart: the first key number this client loads (several loaders share a table)")

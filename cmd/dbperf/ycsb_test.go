@@ -24,7 +24,7 @@ func TestYCSBCommand(t *testing.T) {
 		{[]string{"run", "ycsb", "--workload", "g"}, "--workload \"g\": give a, b, c, d, e or f"},
 		{[]string{"run", "ycsb", "--records", "0"}, "--records must be 1"},
 		{[]string{"run", "ycsb", "--insert-start", "900", "--insert-count", "200"}, "must be within --records"},
-		{[]string{"run", "ycsb", "--request-distribution", "pareto"}, "give uniform, zipfian, latest or hotspot"},
+		{[]string{"run", "ycsb", "--request-distribution", "pareto"}, "give uniform, zipfian, latest, hotspot, sequential or exponential"},
 		{[]string{"run", "ycsb", "--steps", "run"}, "run load first"},
 		{[]string{"run", "ycsb", "--sla", "get:p99<1ms"}, `names op type "get"`},
 	} {

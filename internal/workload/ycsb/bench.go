@@ -68,6 +68,8 @@ type Bench struct {
 	notFound atomic.Int64
 	inserted atomic.Int64
 	zipf     *Zipfian // computed once, cloned per client
+	// seqCounter is the sequential key chooser's one counter, shared by the clients.
+	seqCounter *atomic.Int64
 }
 
 var _ workload.Workload = (*Bench)(nil)

@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/dbperf/dbperf/internal/measure"
 )
@@ -58,12 +59,26 @@ func (b *Bench) keyChooser() KeyChooser {
 		return &latest{basis: b.inserts, z: b.zipf.clone()}
 	case "hotspot":
 		return newHotspot(lo, hi, cfg.HotData, cfg.HotOpn)
+	case "sequential":
+		if b.seqCounter == nil {
+			b.seqCounter = new(atomic.Int64)
+		}
+		return sequential{start: lo, interval: hi - lo + 1, counter: b.seqCounter}
+	case "exponential":
+		return newExponential(exponentialPercentile, float64(cfg.RecordCount)*exponentialFrac)
 	}
 	return uniform{lo, hi}
 }
 
 // nextKeynum is CoreWorkload.nextKeynum: redrawn while beyond the last acknowledged insert.
 func (c *client) nextKeynum() int64 {
+	if _, ok := c.keys.(exponential); ok {
+		for {
+			if k := c.b.inserts.Last() - c.keys.Next(c.r); k >= 0 {
+				return k
+			}
+		}
+	}
 	for {
 		k := int64(int32(c.keys.Next(c.r))) // Java's .intValue()
 		if k <= c.b.inserts.Last() {

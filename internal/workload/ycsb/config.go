@@ -109,9 +109,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("the proportions must be 0 or more and not all 0"))
 	}
 	switch c.Distribution {
-	case "uniform", "zipfian", "latest", "hotspot":
+	case "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential":
 	default:
-		errs = append(errs, fmt.Errorf("--request-distribution %q: give uniform, zipfian, latest or hotspot", c.Distribution))
+		errs = append(errs, fmt.Errorf("--request-distribution %q: give uniform, zipfian, latest, hotspot, sequential or exponential", c.Distribution))
 	}
 	if c.InsertOrder != "hashed" && c.InsertOrder != "ordered" {
 		errs = append(errs, fmt.Errorf("--insert-order %q: give hashed or ordered", c.InsertOrder))

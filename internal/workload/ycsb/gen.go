@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 )
 
 // The generators of YCSB's core package (core/src/main/java/site/ycsb/generator/ at 0.17.0),
@@ -218,3 +219,31 @@ func (d *discrete) Next(r *rand.Rand) int {
 	}
 	return len(d.weights) - 1
 }
+
+// sequential is SequentialGenerator: start, start+1, ... wrapping over the interval, one
+// counter for every thread as CoreWorkload's single keychooser has.
+type sequential struct {
+	start, interval int64
+	counter         *atomic.Int64
+}
+
+func (s sequential) Next(*rand.Rand) int64 { return s.start + (s.counter.Add(1)-1)%s.interval }
+
+// exponential is ExponentialGenerator (ExponentialGenerator.java:33-38 for its defaults):
+// percentile of the draws fall below rng; CoreWorkload subtracts the draw from the last
+// acknowledged insert, so recent keys are the most popular (CW:688-700).
+type exponential struct {
+	gamma float64
+}
+
+func newExponential(percentile, rng float64) exponential {
+	return exponential{gamma: -math.Log(1-percentile/100) / rng}
+}
+
+func (e exponential) Next(r *rand.Rand) int64 { return int64(int32(-math.Log(r.Float64()) / e.gamma)) }
+
+// The exponential distribution's defaults: exponential.percentile, exponential.frac.
+const (
+	exponentialPercentile = 95
+	exponentialFrac       = 0.8571428571
+)

@@ -160,3 +160,49 @@ func TestNextKeynumRedraws(t *testing.T) {
 		t.Errorf("nextKeynum = %d, want 99 (150 and 100 are not inserted yet)", k)
 	}
 }
+
+// TestSequentialAndExponential: sequential hands out the interval in order across clients and
+// wraps; exponential keys fall mostly near the last insert (95% of draws within 0.857 x
+// recordcount of it).
+func TestSequentialAndExponential(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Distribution, cfg.RecordCount = "sequential", 3
+	b := &Bench{cfg: cfg, inserts: NewAcknowledged(3)}
+	c1, c2 := b.newClient("run", 0, nil), b.newClient("run", 1, nil)
+	var got []int64
+	for _, c := range []*client{c1, c2, c1, c2} {
+		got = append(got, c.nextKeynum())
+	}
+	if want := []int64{0, 1, 2, 0}; !slicesEqual(got, want) {
+		t.Errorf("sequential: %v, want %v", got, want)
+	}
+	cfg.Distribution, cfg.RecordCount = "exponential", 10000
+	b = &Bench{cfg: cfg, inserts: NewAcknowledged(10000)}
+	c := b.newClient("run", 0, nil)
+	near := 0
+	for range 20000 {
+		k := c.nextKeynum()
+		if k < 0 || k > 9999 {
+			t.Fatalf("exponential drew %d", k)
+		}
+		if k >= 9999-8571 {
+			near++
+		}
+	}
+	// 95% of draws are below 8571, 97% below 9999; draws past key 0 are redrawn: 0.95/0.97.
+	if near < 19400 || near > 19800 {
+		t.Errorf("exponential: %d of 20000 within 8571 of the last key, want about 19600", near)
+	}
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
