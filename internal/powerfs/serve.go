@@ -81,7 +81,7 @@ func ServeMain() {
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTERM, syscall.SIGINT)
 	srv, f, err := mount(spec)
 	if err != nil {
-		fail(err)
+		fail(fmt.Errorf("mounting %s: %w (the layer needs /dev/fuse and root, or fuse3's fusermount3 and user_allow_other in /etc/fuse.conf)", spec.Mount, err))
 	}
 	fmt.Println("mounted")
 	for s := range sigs {
