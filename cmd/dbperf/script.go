@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
-	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
@@ -186,27 +185,27 @@ func splitWeight(arg string) (string, int, error) {
 	return arg[:i], w, nil
 }
 
-// checkSLAs fails, before any server starts, when an SLA names no script's op type.
+// checkSLAs parses the scripts and fails, before any server starts, on a script error or an
+// SLA that names none of their op types (with --per-statement, SCRIPT.N).
 func (sf *scriptFlags) checkSLAs(cfg script.Config) error {
-	var names []string
-	for _, s := range cfg.Sources {
-		name := s.Name
-		if s.Builtin != "" {
-			full, _, err := script.BuiltinText(s.Builtin, "postgres")
+	syms := script.NewSymbols()
+	var scripts []*script.Script
+	for _, src := range cfg.Sources {
+		name, text := src.Name, src.Text
+		if src.Builtin != "" {
+			full, t, err := script.BuiltinText(src.Builtin, "postgres")
 			if err != nil {
 				return err
 			}
-			name = full
+			name, text = full, t
 		}
-		names = append(names, name)
+		sc, err := script.Parse(name, text, syms) // a script's errors, before any server starts
+		if err != nil {
+			return err
+		}
+		scripts = append(scripts, sc)
 	}
-	if cfg.PerStatement {
-		return nil // the op types are the statements', known once the scripts are parsed
-	}
-	ops := []measure.OpType{{Name: script.FailedOp}}
-	for _, n := range names {
-		ops = append(ops, measure.OpType{Name: n})
-	}
+	ops, _, _ := script.Ops(scripts, cfg.PerStatement)
 	return output.checkOps(script.Name, ops)
 }
 

@@ -46,6 +46,7 @@ func TestScriptCommand(t *testing.T) {
 		{[]string{"run", "script"}, "give a script"},
 		{[]string{"run", "script", "--file", file, "--query-mode", "fast"}, "--query-mode \"fast\""},
 		{[]string{"run", "script", "--file", file, "--per-statement", "--arrival", "constant", "--rate", "10"}, "closed loop"},
+		{[]string{"run", "script", "--file", file, "--per-statement", "--sla", "upd:p99<1s"}, "upd.1, upd.2, failed"},
 	} {
 		sub := t.TempDir()
 		r := run(t, sub, c.args...)
