@@ -147,16 +147,14 @@ func (h *hotspot) Next(r *rand.Rand) int64 {
 	return h.lb + h.hot + absMod(r.Int64(), h.cold)
 }
 
-// absMod is Java's Math.abs(x) % n for n > 0 (0 when n is 0).
+// absMod is Java's Math.abs(x) % n for n > 0 (0 when n is 0); Math.abs(Long.MIN_VALUE) stays
+// negative, and so does its remainder, as in Java.
 func absMod(x, n int64) int64 {
 	if n <= 0 {
 		return 0
 	}
-	if x < 0 {
+	if x < 0 && x != math.MinInt64 {
 		x = -x
-	}
-	if x < 0 { // Long.MIN_VALUE
-		return -(-(x % n))
 	}
 	return x % n
 }
