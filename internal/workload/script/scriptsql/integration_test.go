@@ -188,3 +188,42 @@ func TestOpenLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestRetriesOnServer: a transaction that raises a serialization failure (SQLSTATE 40001) on
+// every odd value of a sequence (a sequence is not rolled back) is retried once and succeeds
+// with --max-tries 2, and counts as failed with --max-tries 1, on PostgreSQL.
+func TestRetriesOnServer(t *testing.T) {
+	target, ok := sqlTargets(t, "retry")["postgres"]
+	if !ok {
+		t.Skip("no PostgreSQL")
+	}
+	text := `BEGIN;
+SELECT nextval('script_retry') AS n \gset
+\if :n % 2 = 1
+DO $$ BEGIN RAISE EXCEPTION 'odd try' USING ERRCODE = 'serialization_failure'; END $$;
+\endif
+END;
+`
+	for _, tc := range []struct {
+		tries                                int
+		transactions, failed, retries, fails int64
+	}{{2, 10, 0, 10, 10}, {1, 5, 5, 0, 5}} {
+		tg := testtargets.Open(t, target)
+		store, _ := scriptsql.For(tg)
+		if err := store.Exec(context.Background(), "DROP SEQUENCE IF EXISTS script_retry", "CREATE SEQUENCE script_retry"); err != nil {
+			t.Fatal(err)
+		}
+		tg.Close()
+		cfg := script.DefaultConfig()
+		cfg.Sources = []script.Source{{Name: "retry", Text: text, Weight: 1}}
+		cfg.Transactions, cfg.MaxTries = 10, tc.tries
+		_, b, err := run(t, target, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := b.Stats()
+		if st.Transactions != tc.transactions || st.Failed != tc.failed || st.Retries != tc.retries || st.Serialization != tc.fails {
+			t.Errorf("--max-tries %d: %+v", tc.tries, st)
+		}
+	}
+}
