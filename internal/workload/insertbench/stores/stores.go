@@ -18,8 +18,9 @@ var binders = []struct {
 	family string
 	bind   func(driver.Target) (ib.Store, bool)
 }{
-	{"sql", ibsql.Bind}, // postgres, mysql, sqlite
-	{"kv", ibkv.Bind},   // pebble, bbolt
+	{"sql", ibsql.Bind},  // postgres, mysql, sqlite
+	{"kv", ibkv.Bind},    // pebble, bbolt
+	{"synth", bindSynth}, // the synthetic target: the client alone (synth.go)
 }
 
 // For returns the Insert Benchmark's store on an opened target. Bind a target once: a store may
