@@ -60,6 +60,9 @@ func (s *shardFlags) check(c *cobra.Command, workloadName string, seed uint64) e
 	if output.repeat > 1 {
 		return fmt.Errorf("--shard and --repeat do not go together: repeat the sharded run instead")
 	}
+	if targets, _ := c.Flags().GetStringArray("target"); len(targets) > 1 || c.Flags().Changed("plan") {
+		return fmt.Errorf("--shard runs one target: give one --target (and no --plan)")
+	}
 	if s.startAt != "" {
 		if s.at, err = time.Parse(time.RFC3339Nano, s.startAt); err != nil {
 			return fmt.Errorf("--start-at %q is not an RFC 3339 instant (e.g. 2026-11-26T10:00:00Z)", s.startAt)

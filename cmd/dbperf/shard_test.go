@@ -225,3 +225,30 @@ func TestShardFailureStopsEveryShard(t *testing.T) {
 		t.Errorf("%s is still on the target", shard.Table)
 	}
 }
+
+// TestShardFlagsRefused: what a shard cannot be is refused with one sentence, before anything
+// runs.
+func TestShardFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "0/2"}, "--shard needs --seed"},
+		{[]string{"--shard", "2/2", "--seed", "1"}, "--shard 2/2: the index \"2\" must be a whole number from 0 to 1"},
+		{[]string{"--shard", "auto/2", "--seed", "1"}, "needs JOB_COMPLETION_INDEX"},
+		{[]string{"--shard", "0/2", "--seed", "1", "--target", "sqlite", "--target", "pebble"}, "--shard runs one target"},
+		{[]string{"--shard", "0/3", "--seed", "1", "--clients", "2"}, "give at least one to each"},
+		{[]string{"--shard", "0/2", "--seed", "1", "--tables", "shared"}, "--tables shared cannot be sharded"},
+		{[]string{"--shard", "0/2", "--seed", "1", "--start-at", "soon"}, "is not an RFC 3339 instant"},
+		{[]string{"--shard", "0/2", "--seed", "1"}, "--rendezvous target needs a PostgreSQL or MySQL target"},
+	} {
+		dir := t.TempDir()
+		r := run(t, dir, append([]string{"run", "insert", "--out", "x"}, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%v: %d %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+			t.Errorf("%v left a run directory", c.args)
+		}
+	}
+}
