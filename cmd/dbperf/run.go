@@ -292,9 +292,8 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	}
 	info := t.Info(ctx)
 	settings := wl.Settings()
-	recordClientPath(t, settings)
-	mon := monitor.New(ctx, t)
-	mon.ClientBound = clientBound
+	recordRunOptions(t, settings)
+	mon := newMonitor(ctx, t)
 	defer sizeClientProcs(mon)()
 	dataPath := ""
 	if spec.Path != "" {
@@ -343,6 +342,9 @@ func settleScaleFor(cfg insertbench.Config) float64 {
 // clientBound is the --client-bound threshold, in cores.
 var clientBound = 0.9
 
+// dbmsCounters is --dbms-counters: whether the monitor samples the DBMS's counters.
+var dbmsCounters = true
+
 // clientProcs is --client-procs: auto or all.
 var clientProcs = "auto"
 
@@ -352,9 +354,21 @@ var (
 	clientPath     = driver.ClientRaw
 )
 
-// recordClientPath puts the client path a server target's connections take into run.json's
-// settings, with the reason when it is not the one asked for.
-func recordClientPath(t driver.Target, settings map[string]any) {
+// newMonitor is the run's monitor of t, with the global options that shape it.
+func newMonitor(ctx context.Context, t driver.Target) *monitor.Monitor {
+	mon := monitor.New(ctx, t)
+	mon.ClientBound = clientBound
+	mon.NoCounters = !dbmsCounters
+	return mon
+}
+
+// recordRunOptions puts the global options that change what is measured into run.json's
+// settings: --dbms-counters when off, and the client path a server target's connections take,
+// with the reason when it is not the one asked for.
+func recordRunOptions(t driver.Target, settings map[string]any) {
+	if !dbmsCounters {
+		settings["dbms_counters"] = false
+	}
 	pt, ok := t.(driver.PathTarget)
 	if !ok { // an embedded engine: no client path
 		return

@@ -12,7 +12,6 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
-	"github.com/dbperf/dbperf/internal/monitor"
 	"github.com/dbperf/dbperf/internal/search"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/workload"
@@ -182,10 +181,10 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 		return err
 	}
 	info := t.Info(ctx)
-	mon := monitor.New(ctx, t)
+	mon := newMonitor(ctx, t)
 	defer sizeClientProcs(mon)()
 	settings := wl.Settings()
-	recordClientPath(t, settings)
+	recordRunOptions(t, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: archive.Target(info), Seed: sf.seed,

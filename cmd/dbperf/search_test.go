@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/search"
@@ -95,5 +96,25 @@ func TestSearchTakesQuiet(t *testing.T) {
 	r := run(t, dir, "search", "insert", "--quiet", "--sla", "query:p99<2ms", "--max-trials", "1")
 	if strings.Contains(r.stderr, "unknown flag") || !strings.Contains(r.stderr, "--max-trials must be at least 2") {
 		t.Errorf("search --quiet: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestDBMSCountersFlag: --dbms-counters=false samples no counter and says so in run.json (it was
+// an environment variable, which no run recorded).
+func TestDBMSCountersFlag(t *testing.T) {
+	dir := t.TempDir()
+	for _, on := range []bool{true, false} {
+		out := filepath.Join(dir, fmt.Sprint(on))
+		if r := run(t, dir, "run", "insert", "--steps", "l.i0", "--rows", "1000", "--quiet", "--out", out, fmt.Sprintf("--dbms-counters=%v", on)); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		_, err := os.Stat(filepath.Join(out, "l.i0", "counters.csv.gz"))
+		if (err == nil) != on {
+			t.Errorf("--dbms-counters=%v: counters.csv.gz %v", on, err)
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "run.json"))
+		if recorded := strings.Contains(string(b), `"dbms_counters": false`); recorded == on {
+			t.Errorf("--dbms-counters=%v: run.json records it off: %v", on, recorded)
+		}
 	}
 }

@@ -140,9 +140,9 @@ func TestStallCounters(t *testing.T) {
 	w.Finish(archive.Step{Step: "s"})
 }
 
-// TestCountersOff: DBPERF_DBMS_COUNTERS=off asks the DBMS for nothing and writes neither file.
+// TestCountersOff: NoCounters (--dbms-counters off) asks the DBMS for nothing and writes neither
+// file.
 func TestCountersOff(t *testing.T) {
-	t.Setenv("DBPERF_DBMS_COUNTERS", "off")
 	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r"})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,9 @@ func TestCountersOff(t *testing.T) {
 	start := time.Now()
 	w, _ := d.StartStep("s", []measure.OpType{{Name: "op"}}, start)
 	target := &fullSet{}
-	st, err := New(t.Context(), target).Begin(t.Context(), w)
+	m := New(t.Context(), target)
+	m.NoCounters = true
+	st, err := m.Begin(t.Context(), w)
 	if err != nil {
 		t.Fatal(err)
 	}

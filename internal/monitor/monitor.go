@@ -28,6 +28,9 @@ type Monitor struct {
 	main        int  // the DBMS's main process on this host, 0 when unknown
 	embedded    bool // the DBMS is this process
 	ClientBound float64
+	// NoCounters asks the DBMS for no counters (no dbms.csv, no counters.csv.gz): --dbms-counters
+	// off, the baseline that docs/counters.md measures sampling against.
+	NoCounters bool
 	// Procs, when set, reports the most Go processors the client used since its last call
 	// (clientprocs.Governor.Most): a step's client_procs.
 	Procs func() int
@@ -110,10 +113,10 @@ type Step struct {
 // from w as intervals.csv does, so that row n of each is the same interval. Start begins it.
 func (m *Monitor) Begin(ctx context.Context, w *archive.StepWriter) (*Step, error) {
 	s := &Step{m: m, w: w, host: NewHostSampler(m.dataDir, m.main, !m.embedded), ticks: make(chan time.Time, 1024)}
-	if c, ok := m.target.(Counters); ok && !countersOff() {
+	if c, ok := m.target.(Counters); ok && !m.NoCounters {
 		s.counters = c
 	}
-	if !countersOff() {
+	if !m.NoCounters {
 		s.set, _ = m.target.(CounterSet)
 	}
 	var err error

@@ -1,16 +1,10 @@
 package monitor
 
 import (
-	"os"
-
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/measure"
 )
-
-// countersOff: with DBPERF_DBMS_COUNTERS=off the monitor asks the DBMS for no counters (no
-// dbms.csv, no counters.csv.gz): the baseline that docs/counters.md measures sampling against.
-func countersOff() bool { return os.Getenv("DBPERF_DBMS_COUNTERS") == "off" }
 
 // stallMoved is how many counters each stall names.
 const stallMoved = 8
