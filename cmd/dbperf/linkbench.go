@@ -57,6 +57,9 @@ of ids. See docs/linkbench.md.`,
 			if cfg.Arrival, err = load.parse(seed); err != nil {
 				return err
 			}
+			if err := sharding.forLinkBench(c, &cfg); err != nil { // --shard: shard.go
+				return err
+			}
 			if err := errors.Join(checkDurations(map[string]time.Duration{"requests-seconds": seconds}), cfg.Validate()); err != nil {
 				return err
 			}
@@ -68,7 +71,7 @@ of ids. See docs/linkbench.md.`,
 				needsData = "the request step needs a loaded graph: run load first (e.g. --steps load,request)"
 			}
 			_, err = launch{workload: linkbench.Name, prefix: "lb", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: bindLinkBench(cfg)}.run(c)
+				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindLinkBench(cfg))}.run(c)
 			return err
 		},
 	}
@@ -92,6 +95,7 @@ of ids. See docs/linkbench.md.`,
 	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks after each step")
 	load.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
+	sharding.add(f)
 	return c
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/dbperf/dbperf/internal/shard"
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
+	"github.com/dbperf/dbperf/internal/workload/linkbench"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -34,6 +35,9 @@ type shardFlags struct {
 	conns int
 	// settings overrides run.json's settings with the whole run's (the arrival rate).
 	settings map[string]any
+	// checksFirst: the checks after a step need the whole database, so shard 0 runs them once
+	// every shard has finished the step (LinkBench); otherwise each shard checks its own tables.
+	checksFirst bool
 	warn     io.Writer
 }
 
@@ -102,6 +106,26 @@ func (s *shardFlags) forInsert(c *cobra.Command, cfg *insertbench.Config) error 
 	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
 	cfg.Arrival = s.arrivalShare(cfg.Arrival)
 	s.conns = 3*cfg.Clients + 3*s.parsed.Count // inserter, deleter, querier; admin, monitor, rendezvous
+	return nil
+}
+
+// forLinkBench checks the flags and gives LinkBench this shard's share: its link chunks of the
+// load, its requesters, its share of an open-loop rate.
+func (s *shardFlags) forLinkBench(c *cobra.Command, cfg *linkbench.Config) error {
+	if err := s.check(c, linkbench.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if err := s.parsed.CheckClients("requesters", cfg.Requesters); err != nil {
+		return err
+	}
+	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
+	rlo, rhi := cfg.RequesterRange()
+	clo, chi := cfg.ChunkRange()
+	s.prov.Work = map[string][2]int64{"requesters": {int64(rlo), int64(rhi)}, "chunks": {clo, chi}}
+	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
+	cfg.Arrival = s.arrivalShare(cfg.Arrival)
+	s.conns = cfg.Requesters + (cfg.Loaders+4)*s.parsed.Count // loaders, node loader; admin, monitor, rendezvous
+	s.checksFirst = true
 	return nil
 }
 
@@ -233,7 +257,13 @@ func (w *shardWorkload) Plan(ctx context.Context, step string) (*workload.StepPl
 }
 
 func (w *shardWorkload) Verify(ctx context.Context, step string) ([]string, error) {
-	problems, err := w.Workload.Verify(ctx, step)
+	var problems []string
+	var err error
+	if !w.s.checksFirst {
+		problems, err = w.Workload.Verify(ctx, step)
+	} else if err = w.s.barrier(ctx, "checks "+step); err == nil && w.s.parsed.First() {
+		problems, err = w.Workload.Verify(ctx, step) // the whole database, once every shard is done
+	}
 	if steps := w.Steps(); err == nil && len(steps) > 0 && steps[len(steps)-1] == step {
 		err = w.s.barrier(ctx, "end")
 	}

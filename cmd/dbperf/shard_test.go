@@ -252,3 +252,58 @@ func TestShardFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedLinkBench: LinkBench as 2 shard processes (PostgreSQL): shard 0 creates the tables
+// and loads the nodes, each loads its link chunks and runs its requesters; shard 0 checks the
+// whole database once both are done. The merged run has exactly the whole run's loaded rows and
+// the same count of every request type (the requesters' streams are their global numbers').
+func TestShardedLinkBench(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		if testing.Short() {
+			t.Skip("-short: no PostgreSQL")
+		}
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
+	}
+	args := []string{"--maxid", "3001", "--requesters", "3", "--requests", "200", "--seed", "3", "--quiet"}
+	dir := t.TempDir()
+	whole := testtargets.WithDatabase(dsn, "dbperf_lbshard_whole")
+	if r := run(t, dir, append([]string{"run", "linkbench", "--target", whole, "--out", "whole"}, args...)...); r.code != 0 {
+		t.Fatalf("whole run: %s", r.stderr)
+	}
+	target := testtargets.WithDatabase(dsn, "dbperf_lbshard")
+	testtargets.Open(t, target).Close()
+	res := make([]result, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		a := append([]string{"run", "linkbench", "--target", target, "--out", fmt.Sprintf("s%d", i), "--shard", fmt.Sprintf("%d/2", i), "--rendezvous-timeout", "2m"}, args...)
+		wg.Go(func() { res[i] = run(t, dir, a...) })
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 {
+			t.Fatalf("shard %d: %s %s", i, r.stdout, r.stderr)
+		}
+	}
+	if r := run(t, dir, "merge", "s0", "s1", "--out", "merged"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	_, ws, _ := archive.Read(filepath.Join(dir, "whole"))
+	meta, ms, err := archive.Read(filepath.Join(dir, "merged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Shards[1].Work["requesters"] != [2]int64{2, 3} || !ms[0].Verified || !ms[1].Verified {
+		t.Fatalf("shards %+v; verified %v %v", meta.Shards, ms[0].Verified, ms[1].Verified)
+	}
+	for i := range ws {
+		for op, w := range ws[i].Ops {
+			if m := ms[i].Ops[op]; m.Count != w.Count {
+				t.Errorf("step %s op %s: %d merged, %d in the whole run", ws[i].Step, op, m.Count, w.Count)
+			}
+		}
+	}
+	if got := ms[1].Workload["requests"]; got != float64(3*200) {
+		t.Errorf("merged requests %v, want %d", got, 3*200)
+	}
+}

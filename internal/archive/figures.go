@@ -18,6 +18,10 @@ type Figures struct {
 	// Gate, if set, is a condition of some steps without which their gated figures do not
 	// compare with another run's.
 	Gate *Gate `json:"gate,omitempty"`
+	// Sums are the step figures (keys of summary.json's workload map) that count what the
+	// clients did, which the merge of a sharded run adds up over its shards (docs/scale-out.md);
+	// other figures describe the whole run and are the same on every shard.
+	Sums []string `json:"sums,omitempty"`
 }
 
 // declared are the workloads' declarations by workload name (run.json's "workload"), for runs

@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +56,7 @@ func summarize(name string, sums []archive.Step, steps []shardStep, ops []string
 		out.Errors += oi.Errors
 	}
 	out.OpenLoop = mergeOpenLoop(sums, secs)
-	out.Workload = mergeWorkload(sums, figs.Gate)
+	out.Workload = mergeWorkload(sums, figs)
 	return out
 }
 
@@ -135,12 +136,13 @@ func mergeOpenLoop(sums []archive.Step, secs float64) *measure.OpenLoop {
 }
 
 // mergeWorkload merges the workload's own step figures: a figure every shard has the same value
-// of is kept; rates (keys ending in _per_sec) and the gate's achieved and target values add up
-// (each shard's is its share); a condition (a bool, the gate's met) holds when it held on every
+// of is kept; rates (keys ending in _per_sec), the counts the workload declares (Figures.Sums)
+// and the gate's achieved and target values add up (each shard's is its share); a condition (a bool, the gate's met) holds when it held on every
 // shard: a sharded run meets the Insert Benchmark's insert target only where each shard's
 // inserters met their share. Any other figure that differs between shards is left out rather
 // than guessed.
-func mergeWorkload(sums []archive.Step, gate *archive.Gate) map[string]any {
+func mergeWorkload(sums []archive.Step, figs archive.Figures) map[string]any {
+	gate := figs.Gate
 	out := map[string]any{}
 	keys := map[string]bool{}
 	for _, s := range sums {
@@ -149,7 +151,7 @@ func mergeWorkload(sums []archive.Step, gate *archive.Gate) map[string]any {
 		}
 	}
 	adds := func(k string) bool {
-		return strings.HasSuffix(k, "_per_sec") || (gate != nil && (k == gate.Achieved || k == gate.Target))
+		return strings.HasSuffix(k, "_per_sec") || slices.Contains(figs.Sums, k) || (gate != nil && (k == gate.Achieved || k == gate.Target))
 	}
 	for k := range keys {
 		var vals []any

@@ -143,14 +143,16 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 }
 
 func (b *Bench) planLoad(ctx context.Context, step string, connect func() (Conn, error)) (*workload.StepPlan, error) {
-	if err := b.store.CreateTables(ctx); err != nil {
-		return nil, fmt.Errorf("creating the tables: %w", err)
+	if b.cfg.first() { // sharded: shard 0 creates the tables (shard.go)
+		if err := b.store.CreateTables(ctx); err != nil {
+			return nil, fmt.Errorf("creating the tables: %w", err)
+		}
 	}
 	links, countRows := b.Expected()
 	plan := &workload.StepPlan{Progress: loadLinks, Total: links, Main: loadLinks, Write: loadLinks, Read: workload.None}
 	s := &plan.Step
 	s.Name, s.Ops, s.Retries = step, loadOps, b.cfg.Retries
-	ch := newChunks(b.cfg.StartID, b.cfg.MaxID, b.cfg.ChunkIDs)
+	ch := b.shardChunks(newChunks(b.cfg.StartID, b.cfg.MaxID, b.cfg.ChunkIDs))
 	now := b.now().UnixMilli()
 	for i := range b.cfg.Loaders {
 		c, err := connect()
@@ -161,14 +163,16 @@ func (b *Bench) planLoad(ctx context.Context, step string, connect func() (Conn,
 		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("link loader %d", i+1), Primary: true,
 			Schedule: prepSchedule{l.prepare}, Do: l.do})
 	}
-	c, err := connect()
-	if err != nil {
-		return nil, err
+	if b.cfg.first() { // sharded: shard 0 loads the nodes
+		c, err := connect()
+		if err != nil {
+			return nil, err
+		}
+		nl := &nodeLoader{b: b, conn: c, rng: b.rng(step, "nodes", 0), gen: nodeMotif(), next: b.cfg.StartID}
+		s.Workers = append(s.Workers, runner.Worker{Name: "node loader", Primary: true, Schedule: prepSchedule{nl.prepare}, Do: nl.do})
 	}
-	nl := &nodeLoader{b: b, conn: c, rng: b.rng(step, "nodes", 0), gen: nodeMotif(), next: b.cfg.StartID}
-	s.Workers = append(s.Workers, runner.Worker{Name: "node loader", Primary: true, Schedule: prepSchedule{nl.prepare}, Do: nl.do})
 	b.known, b.links, b.nodes = true, links, b.cfg.MaxID-b.cfg.StartID
-	b.nextNode.Store(b.cfg.MaxID)
+	b.nextNode.Store(b.cfg.MaxID + int64(b.cfg.Shard))
 	plan.Extra = func(res runner.Result) (map[string]any, []string) {
 		return map[string]any{"ids": b.cfg.MaxID - b.cfg.StartID, "links": links, "count_rows": countRows,
 			"links_per_id": measure.Round(float64(links)/float64(b.cfg.MaxID-b.cfg.StartID), 4)}, nil
@@ -190,7 +194,7 @@ func (b *Bench) readState(ctx context.Context) error {
 		return errors.New("the database holds no graph: run the load step first")
 	}
 	b.known, b.links, b.nodes = true, links, nodes
-	b.nextNode.Store(max(maxNode+1, b.cfg.MaxID))
+	b.nextNode.Store(max(maxNode+1, b.cfg.MaxID) + int64(b.cfg.Shard))
 	return nil
 }
 
@@ -220,7 +224,8 @@ func (b *Bench) planRequest(ctx context.Context, step string, connect func() (Co
 	s.Name, s.Ops, s.Retries, s.Duration = step, requestOps[:], b.cfg.Retries, b.cfg.RequestTime
 	b.requesters = nil
 	var dos []runner.DoFunc
-	for i := range b.cfg.Requesters {
+	lo, hi := b.cfg.RequesterRange() // sharded: global requester numbers (shard.go)
+	for i := lo; i < hi; i++ {
 		c, err := connect()
 		if err != nil {
 			return nil, err
@@ -229,7 +234,7 @@ func (b *Bench) planRequest(ctx context.Context, step string, connect func() (Co
 		b.requesters = append(b.requesters, r)
 		dos = append(dos, r.do)
 	}
-	limit := b.cfg.Requests * int64(b.cfg.Requesters)
+	limit := b.cfg.Requests * int64(hi-lo)
 	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "requester", Do: dos, Primary: true, Limit: limit}); err != nil {
 		return nil, err
 	}

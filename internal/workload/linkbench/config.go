@@ -41,6 +41,9 @@ type Config struct {
 	Steps     []string
 	Seed      uint64
 	Arrival   workload.Arrival
+	// Shard and Shards make this process shard Shard of Shards of a sharded run (shard.go);
+	// Shards 0 or 1 is a whole run.
+	Shard, Shards int
 	// Now is the clock of link and node times; time.Now if nil (tests fix it).
 	Now func() time.Time
 	// SumResults hashes every result the request step reads into ResultSum, for the test that

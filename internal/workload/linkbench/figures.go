@@ -61,6 +61,8 @@ func Declaration() archive.Figures {
 	for _, o := range requestOps {
 		f.Columns = append(f.Columns, archive.Column{Name: o.Abbrev + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
 	}
+	// What the requesters did, each shard its own: a sharded run's merge adds them up.
+	f.Sums = []string{"requests", "history_queries", "multiget_asked", "multiget_found", "links_inserted", "nodes_added", "nodes_deleted"}
 	return f
 }
 

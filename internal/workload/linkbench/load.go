@@ -23,6 +23,7 @@ type chunks struct {
 	start, end, size int64
 	taken            atomic.Int64
 	count            int64
+	stop             int64 // a shard's chunks end here (shard.go); 0: at count
 }
 
 func newChunks(start, end, size int64) *chunks {
@@ -32,7 +33,7 @@ func newChunks(start, end, size int64) *chunks {
 // take returns the next chunk [from, to) and its number, or false when all are taken.
 func (c *chunks) take() (from, to, k int64, ok bool) {
 	k = c.taken.Add(1) - 1
-	if k >= c.count {
+	if k >= c.count || (c.stop > 0 && k >= c.stop) {
 		return 0, 0, 0, false
 	}
 	from = c.start + (c.count-1-k)*c.size

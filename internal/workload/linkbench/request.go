@@ -159,7 +159,7 @@ func (r *requester) prepare() {
 		}
 	case opAddNode:
 		data := r.nodeAd.fill(rng, nil, dataSize(rng, r.mix.NodeMedian, maxNodeData))
-		r.node = Node{ID: b.nextNode.Add(1) - 1, Type: NodeType, Version: 1, Time: now.Unix(), Data: data}
+		r.node = Node{ID: b.newNodeID(), Type: NodeType, Version: 1, Time: now.Unix(), Data: data}
 	case opUpdateNode:
 		id := b.access.nodeUpdate.id(rng)
 		data := r.nodeUp.fill(rng, nil, dataSize(rng, r.mix.NodeMedian, maxNodeData))

@@ -1,0 +1,59 @@
+package linkbench
+
+// A sharded run (docs/scale-out.md): this process is shard Shard of Shards. The load step's
+// link chunks are numbered as in a whole run (each with its own random stream), and a shard
+// loads its contiguous share of them; shard 0 alone creates the tables and loads the nodes. The
+// request step's requesters keep their global numbers, so their streams are a whole run's. Node
+// ids that ADD_NODE assigns are interleaved (shard i takes MaxID+i, MaxID+i+N, ...), so no two
+// shards assign the same one. The checks that need the whole database run on shard 0 once every
+// shard has finished the step (the command's rendezvous).
+
+// sharded tells whether this process is one shard of several.
+func (c *Config) sharded() bool { return c.Shards > 1 }
+
+// shareOf is shard i's half-open share of n things, the first n%count shards one larger (the
+// same rule as internal/shard's Range, which workloads do not import).
+func shareOf(n int64, i, count int) (lo, hi int64) {
+	if count <= 1 {
+		return 0, n
+	}
+	c, k := int64(count), int64(i)
+	q, r := n/c, n%c
+	lo = k*q + min(k, r)
+	hi = lo + q
+	if k < r {
+		hi++
+	}
+	return lo, hi
+}
+
+// RequesterRange is the global numbers of this shard's requesters.
+func (c *Config) RequesterRange() (lo, hi int) {
+	l, h := shareOf(int64(c.Requesters), c.Shard, c.Shards)
+	return int(l), int(h)
+}
+
+// ChunkRange is the numbers of the load's link chunks this shard loads.
+func (c *Config) ChunkRange() (lo, hi int64) {
+	return shareOf(newChunks(c.StartID, c.MaxID, c.ChunkIDs).count, c.Shard, c.Shards)
+}
+
+// shardChunks limits the chunk queue to this shard's chunks.
+func (b *Bench) shardChunks(ch *chunks) *chunks {
+	if b.cfg.sharded() {
+		lo, hi := b.cfg.ChunkRange()
+		ch.taken.Store(lo)
+		ch.stop = hi
+	}
+	return ch
+}
+
+// first tells whether this process creates the tables and loads the nodes: shard 0, or a whole
+// run.
+func (c *Config) first() bool { return c.Shard == 0 }
+
+// newNodeID is the next node id ADD_NODE assigns, interleaved with the other shards'.
+func (b *Bench) newNodeID() int64 {
+	step := int64(max(b.cfg.Shards, 1))
+	return b.nextNode.Add(step) - step
+}
