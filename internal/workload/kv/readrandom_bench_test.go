@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	"github.com/dbperf/dbperf/internal/runner"
 )
@@ -127,30 +126,22 @@ func bareLoop(b *testing.B, cfg Config, get func(key []byte) error) float64 {
 
 func BenchmarkReadRandomPebble(b *testing.B) {
 	dir, cfg := loadForBench(b, "pebble")
-	// The same options as kvdriver's Pebble under the byrx setup.
-	o := cfg.EngineOptions(ReadRandom)
-	bare := func() float64 {
-		db, err := pebble.Open(dir, &pebble.Options{CacheSize: o.CacheBytes, MemTableSize: uint64(o.MemtableBytes), Logger: quietLogger{}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		return bareLoop(b, cfg, func(key []byte) error {
-			_, closer, err := db.Get(key)
-			if err != nil {
-				return err
-			}
-			return closer.Close()
-		})
-	}
-	compareReadRandom(b, func() float64 { return benchDbperf(b, "pebble", dir, cfg) }, bare)
+	compareReadRandom(b, func() float64 { return benchDbperf(b, "pebble", dir, cfg) },
+		func() float64 { return bareEngine(b, "pebble", dir, cfg) })
 }
 
-// quietLogger keeps Pebble's informational lines out of the benchmark's output.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)  {}
-func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Fatalf(format string, args ...any) {
-	panic(format)
+// bareEngine opens the engine with the step's options, as dbperf does, and calls its Get in a
+// bare loop: the difference to benchDbperf is the workload, the runner and the histograms.
+func bareEngine(b *testing.B, kind, dir string, cfg Config) float64 {
+	db, err := kvdriver.OpenTuned(kind, dir, cfg.EngineOptions(ReadRandom))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	eng, n := db.Engine, 0
+	onValue := func(v []byte) { n += len(v) }
+	return bareLoop(b, cfg, func(key []byte) error {
+		_, err := eng.Get(key, onValue)
+		return err
+	})
 }
