@@ -380,10 +380,9 @@ func (m *Monitor) clientBound(cores, hostBusyPct float64, lag Wakeups) (bool, st
 }
 
 // walkBudget is the share of a core the walks of the data directory may take: after a walk that
-// took d, the next waits d / walkBudget. Walking a 2,575-file PostgreSQL data directory takes
-// 3.2 ms here, so it is walked every 4th second; a small directory every second. Walking each
-// second cost about 2 µs per l.i1 INSERT+DELETE pair at 1,600 pairs a second (docs/performance.md),
-// which the C clients it is compared with do not pay.
+// took d, the next waits d / walkBudget, so a large data directory is not walked every second:
+// a cost per operation the C clients dbperf is compared with do not pay (figures:
+// docs/performance.md, "Host monitor").
 const walkBudget = 0.001
 
 // maxWalkWait bounds the wait, so that one walk slowed by a busy host does not leave the size

@@ -47,8 +47,8 @@ type Config struct {
 	// Now is the clock of link and node times; time.Now if nil (tests fix it).
 	Now func() time.Time
 	// SumResults hashes every result the request step reads into ResultSum, for the test that
-	// every target gives the same. Off in runs: hashing each row field by field was 5% of the
-	// client's user CPU on PostgreSQL, and the reference discards what it reads too.
+	// every target gives the same. Off in runs: hashing each row field by field showed in the
+	// client's profile, and the reference discards what it reads too.
 	SumResults bool
 }
 

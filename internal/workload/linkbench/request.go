@@ -70,7 +70,7 @@ type reqStats struct {
 	// touched lists the (id1, link_type) pairs written, repeats included: at 2*maxTouched
 	// entries compactTouched sorts and dedupes it, and if maxTouched or more distinct pairs
 	// remain the list stops growing (touchedLost). A slice, as a write's append is sequential
-	// where a map's insert missed the cache: 2.9% of the client's user CPU on PostgreSQL.
+	// where a map's insert misses the cache.
 	touched     []pair
 	touchedLost bool // pairs written after the list stopped growing are not in it
 }

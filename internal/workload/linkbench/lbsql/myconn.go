@@ -18,11 +18,10 @@ import (
 // (hexStringLiteral) for any byte other than a letter or digit, which nearly every payload has.
 // A nil payload goes as empty, not NULL: the data columns are NOT NULL.
 //
-// Why (measured, docs/performance.md "dbperf beside C clients"): through database/sql each
-// statement under the requester's cancelable context costs goroutine hand-offs
-// (Rows.awaitDone, the driver's watchCancel) and per-value conversions: LinkBench's request
-// step, one requester, spent 15 µs of user CPU per operation against sysbench's 5-7 on the
-// same statements. --client-path driver goes through database/sql.
+// Why: through database/sql each statement under the requester's cancelable context costs
+// goroutine hand-offs (Rows.awaitDone, the driver's watchCancel) and per-value conversions
+// (figures: docs/performance.md, "The lean client paths"). --client-path driver goes through
+// database/sql.
 //
 // With prepared (--query-mode prepared) each statement with arguments is prepared on the server
 // once per connection (COM_STMT_PREPARE) and executed with binary parameters and rows

@@ -16,11 +16,9 @@ import (
 // binary results, as pgx runs it; BEGIN, COMMIT and the other statements without arguments
 // over the simple protocol, as pgx sends them.
 //
-// Why (measured, docs/performance.md "dbperf beside C clients"): through pgx each statement
-// costs its watchdog timer (which wakes the runtime's network poller), its context watcher,
-// argument encoding through pgtype and Scan conversions: LinkBench's request step, one
-// requester, spent 11-13 µs of user CPU per operation against pgbench's 4 on the same
-// statements. --client-path driver goes through pgx.
+// Why: through pgx each statement costs its watchdog timer (which wakes the runtime's network
+// poller), its context watcher, argument encoding through pgtype and Scan conversions (figures:
+// docs/performance.md, "The lean client paths"). --client-path driver goes through pgx.
 type pgWireConn struct {
 	c      *pgx.Conn // owns the connection; prepares the statements
 	w      *wire.Postgres
