@@ -3,6 +3,8 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -69,16 +71,22 @@ func forBothPaths(t *testing.T, f func(t *testing.T, c *pgx.Conn, w *Postgres, o
 func TestPGRealCanceledDeleteDoesNotCommit(t *testing.T) {
 	forBothPaths(t, func(t *testing.T, c *pgx.Conn, w *Postgres, other *pgx.Conn) {
 		ctx := context.Background()
-		for _, q := range []string{"DROP TABLE IF EXISTS wire_del", "CREATE TABLE wire_del (id int PRIMARY KEY)",
-			"INSERT INTO wire_del SELECT generate_series(1, 10)", "BEGIN", "SELECT * FROM wire_del WHERE id = 1 FOR UPDATE"} {
+		table := fmt.Sprintf("wire_del_%d", os.Getpid()) // a test run beside this one has its own
+		for _, q := range []string{"DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (id int PRIMARY KEY)",
+			"INSERT INTO " + table + " SELECT generate_series(1, 10)", "BEGIN", "SELECT * FROM " + table + " WHERE id = 1 FOR UPDATE"} {
 			if _, err := other.Exec(ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		}
+		defer other.Exec(ctx, "DROP TABLE IF EXISTS "+table)
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { done <- exec(cctx, c, w, "DELETE FROM wire_del") }()
-		waitForLockWait(t, other, "wire_del")
+		go func() { done <- exec(cctx, c, w, "DELETE FROM "+table) }()
+		if !waitForLockWait(t, other, table) {
+			cancel()
+			<-done // the statement ends before the connections close
+			t.Fatal("no session waited for the lock within a minute")
+		}
 		cancel()
 		err := <-done
 		var pe *pgconn.PgError
@@ -89,14 +97,14 @@ func TestPGRealCanceledDeleteDoesNotCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		if err := other.QueryRow(ctx, "SELECT count(*) FROM wire_del").Scan(&n); err != nil || n != 10 {
+		if err := other.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != 10 {
 			t.Errorf("%d rows left (%v), want all 10: the canceled DELETE took effect", n, err)
 		}
 	})
 }
 
-// waitForLockWait returns once a session waits for a lock on table.
-func waitForLockWait(t *testing.T, c *pgx.Conn, table string) {
+// waitForLockWait tells, within a minute, that a session waits for a lock on table.
+func waitForLockWait(t *testing.T, c *pgx.Conn, table string) bool {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		var waiting int
@@ -105,10 +113,10 @@ func waitForLockWait(t *testing.T, c *pgx.Conn, table string) {
 			t.Fatal(err)
 		}
 		if waiting > 0 {
-			return
+			return true
 		}
 	}
-	t.Fatal("no session waited for the lock within a minute")
+	return false
 }
 
 // TestPGRealCanceledSleepStops: a canceled pg_sleep is no longer running on the server once
