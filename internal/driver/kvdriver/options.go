@@ -18,6 +18,9 @@ type Options struct {
 	DirectIO       bool   // O_DIRECT reads and background writes where the engine supports it
 	Setup          string // the named setup these options come from, for run.json
 	LSM            LSM    // the LSM's shape and table format; zero fields keep the engine's defaults
+	// NoCompactions opens the engine with automatic compactions off (RocksDB, Pebble): a check
+	// between steps then leaves the LSM as the step left it, as db_bench's exit does.
+	NoCompactions bool
 }
 
 // LSM are the options benchmark.sh passes to db_bench that shape an LSM (docs/kv.md lists each

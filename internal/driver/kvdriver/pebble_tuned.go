@@ -53,6 +53,7 @@ func openPebbleTuned(path string, o Options) (Engine, error) {
 		opts.CompactionConcurrencyRange = func() (int, int) { return 1, jobs }
 	}
 	shape := pebbleShape(opts, o.LSM)
+	opts.DisableAutomaticCompactions = o.NoCompactions
 	compression := "default"
 	if o.Compression != "" {
 		p, ok := pebbleCompression[o.Compression]

@@ -146,6 +146,10 @@ func (e *rocksEngine) setOptions(o Options) (map[string]any, error) {
 		"cache_index_and_filter_blocks": false, "max_open_files": -1, "verify_checksums": true,
 	}
 	e.setShape(l, s)
+	if o.NoCompactions {
+		opts.SetDisableAutoCompactions(true)
+		s["disable_auto_compactions"] = true
+	}
 	if o.DirectIO {
 		s["prepopulate_block_cache"] = "not in RocksDB 7.8.3's C API (benchmark.sh sets 1 with O_DIRECT)"
 	}
