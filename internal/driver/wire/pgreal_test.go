@@ -82,7 +82,7 @@ func TestPGRealCanceledDeleteDoesNotCommit(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- exec(cctx, c, w, "DELETE FROM "+table) }()
-		if !waitForLockWait(t, other, table) {
+		if !waitForLockWait(t, other, c.PgConn().PID()) {
 			cancel()
 			<-done // the statement ends before the connections close
 			t.Fatal("no session waited for the lock within a minute")
@@ -103,12 +103,14 @@ func TestPGRealCanceledDeleteDoesNotCommit(t *testing.T) {
 	})
 }
 
-// waitForLockWait tells, within a minute, that a session waits for a lock on table.
-func waitForLockWait(t *testing.T, c *pgx.Conn, table string) bool {
+// waitForLockWait tells, within a minute, that backend pid waits for a lock. It reads pg_locks,
+// which is live: pg_stat_activity is read once per transaction (stats_fetch_consistency), and c
+// holds the lock in an open transaction, so it would show the first look's state forever.
+func waitForLockWait(t *testing.T, c *pgx.Conn, pid uint32) bool {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		var waiting int
-		err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%'||$1||'%'", table).Scan(&waiting)
+		err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted", int64(pid)).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}
