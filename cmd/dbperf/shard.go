@@ -38,7 +38,7 @@ type shardFlags struct {
 	// checksFirst: the checks after a step need the whole database, so shard 0 runs them once
 	// every shard has finished the step (LinkBench); otherwise each shard checks its own tables.
 	checksFirst bool
-	warn     io.Writer
+	warn        io.Writer
 }
 
 // sharding is the process's one set of shard flags.

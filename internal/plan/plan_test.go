@@ -118,8 +118,8 @@ func TestFromTargets(t *testing.T) {
 func TestLoadSaysWhere(t *testing.T) {
 	cases := map[string]string{
 		"{\"runs\": [\n  {\"target\": \"pebble\"},\n  {\"target\": \"bbolt\",}\n]}\n": "line 3, column 22: invalid character '}'",
-		"{\"runs\": [\n  {\"target\": 5}\n]}\n":                                      "line 2, column 14: json: cannot unmarshal number",
-		"{\"runs\": [\n  {\"target\": \"x\"":                                        "line 2, column 17: unexpected EOF",
+		"{\"runs\": [\n  {\"target\": 5}\n]}\n":                                       "line 2, column 14: json: cannot unmarshal number",
+		"{\"runs\": [\n  {\"target\": \"x\"":                                          "line 2, column 17: unexpected EOF",
 	}
 	for text, want := range cases {
 		path := filepath.Join(t.TempDir(), "plan.json")

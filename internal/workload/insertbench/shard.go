@@ -18,7 +18,9 @@ func (c *Config) clientRange() (lo, hi int) {
 }
 
 // sharded tells whether this process runs only some of the clients.
-func (c *Config) sharded() bool { return c.ClientTo > 0 && (c.ClientFrom > 0 || c.ClientTo < c.Clients) }
+func (c *Config) sharded() bool {
+	return c.ClientTo > 0 && (c.ClientFrom > 0 || c.ClientTo < c.Clients)
+}
 
 // validateShard checks the shard's client range.
 func (c *Config) validateShard() error {
