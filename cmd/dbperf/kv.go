@@ -44,14 +44,11 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg.Steps = steps
 			cfg.CacheBytes = cacheMB << 20
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			cfg.Seed = seed
 			var err error
-			if cfg.Arrival, err = load.parse(seed); err != nil {
+			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
 				return err
 			}
+			cfg.Seed = seed
 			if err := cfg.Validate(); err != nil {
 				return err
 			}

@@ -49,14 +49,11 @@ of ids. See docs/linkbench.md.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg.Steps = steps
 			cfg.RequestTime = seconds
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			cfg.Seed = seed
 			var err error
-			if cfg.Arrival, err = load.parse(seed); err != nil {
+			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
 				return err
 			}
+			cfg.Seed = seed
 			if err := sharding.forLinkBench(c, &cfg); err != nil { // --shard: shard.go
 				return err
 			}

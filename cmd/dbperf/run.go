@@ -111,14 +111,11 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if !c.Flags().Changed("settle-scale") {
 				cfg.SettleScale = settleScaleFor(cfg)
 			}
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			cfg.Seed = seed
 			var err error
-			if cfg.Arrival, err = load.parse(seed); err != nil {
+			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
 				return err
 			}
+			cfg.Seed = seed
 			if err := sharding.forInsert(c, &cfg); err != nil { // --shard: shard.go
 				return err
 			}

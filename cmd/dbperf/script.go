@@ -54,14 +54,11 @@ See docs/script.md.`,
 			if err := sf.apply(c, &cfg, steps); err != nil {
 				return err
 			}
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			cfg.Seed = seed
 			var err error
-			if cfg.Arrival, err = load.parse(seed); err != nil {
+			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
 				return err
 			}
+			cfg.Seed = seed
 			if err := cfg.Validate(); err != nil {
 				return err
 			}

@@ -49,14 +49,11 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 					cfg.OperationCount = 0
 				}
 			}
-			if !c.Flags().Changed("seed") {
-				seed = randomSeed()
-			}
-			cfg.Seed = seed
 			var err error
-			if cfg.Arrival, err = load.parse(seed); err != nil {
+			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
 				return err
 			}
+			cfg.Seed = seed
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
