@@ -163,7 +163,7 @@ func (w *MySQL) Query(ctx context.Context, q []byte) (rows bool, affected int64,
 	if err := w.begin(ctx); err != nil {
 		return false, 0, err
 	}
-	if err := w.write(q); err != nil {
+	if err := w.command(comQuery, q); err != nil {
 		return false, 0, err
 	}
 	rows, affected, err = w.result()
@@ -184,33 +184,6 @@ func (w *MySQL) Exec(ctx context.Context, q []byte) (int64, error) {
 		return 0, w.fail(errors.New("mywire: a statement without rows returned rows"))
 	}
 	return n, err
-}
-
-// write sends q as one COM_QUERY, in packets of at most 16 MiB - 1 bytes, with one write, and
-// reads the start of the reply.
-func (w *MySQL) write(q []byte) error {
-	b := w.pipe.prefix(w.wbuf[:0])
-	payload, first := len(q)+1, true
-	for {
-		size := min(payload, maxPayload)
-		b = append(b, byte(size), byte(size>>8), byte(size>>16), w.seq)
-		w.seq++
-		body := size
-		if first {
-			b = append(b, comQuery)
-			body, first = size-1, false
-		}
-		b = append(b, q[:body]...)
-		q, payload = q[body:], payload-size
-		if size < maxPayload { // a full packet is followed by another, possibly empty
-			break
-		}
-	}
-	w.wbuf = b
-	if err := w.Exchange(b); err != nil { // the reply's start is read too
-		return w.sockErr(err)
-	}
-	return w.pipeReplies()
 }
 
 func (w *MySQL) ioErr(err error) error {

@@ -265,12 +265,12 @@ func (w *MySQL) command(cmd byte, body []byte) error {
 		}
 		b = append(b, body[:n]...)
 		body, payload = body[n:], payload-size
-		if size < maxPayload {
+		if size < maxPayload { // a full packet is followed by another, possibly empty
 			break
 		}
 	}
 	w.wbuf = b
-	if err := w.Exchange(b); err != nil {
+	if err := w.Exchange(b); err != nil { // the reply's start is read too
 		return w.sockErr(err)
 	}
 	return w.pipeReplies()
