@@ -22,6 +22,32 @@ type Figures struct {
 	// clients did, which the merge of a sharded run adds up over its shards (docs/scale-out.md);
 	// other figures describe the whole run and are the same on every shard.
 	Sums []string `json:"sums,omitempty"`
+	// InsertPatterns say how each write step inserts into each index, so a reader of
+	// write-heavy results knows the index maintenance behind them (docs/insert-benchmark.md).
+	InsertPatterns []InsertPattern `json:"insert_patterns,omitempty"`
+}
+
+// InsertPattern is how one step inserts into one index, in the Insert Benchmark's code: the
+// number of ascending (nAsc) and descending (nDesc) insert streams, whether an ascending one
+// inserts at the index's right end (nRHS) and a descending one at its left end (nLHS), or
+// "inf" when inserts are random with respect to the index. Pattern holds the code without its
+// parentheses, attributes that are 0 left out: "nAsc:1, nRHS:1", "inf".
+type InsertPattern struct {
+	Step    string `json:"step"`
+	Table   string `json:"table"`
+	Index   string `json:"index"`
+	Pattern string `json:"pattern"`
+}
+
+// StepPatterns are the insert patterns declared for a step, in declaration order.
+func (f Figures) StepPatterns(step string) []InsertPattern {
+	var out []InsertPattern
+	for _, p := range f.InsertPatterns {
+		if p.Step == step {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // declared are the workloads' declarations by workload name (run.json's "workload"), for runs
