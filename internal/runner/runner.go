@@ -53,6 +53,11 @@ type Step struct {
 	Duration time.Duration
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
+	// Warmup, if set, runs the workers that long before the measured part, on the same
+	// schedules (offsets run on through it; warmup.go). At the first tick after it WarmupEnd gets
+	// the warm-up's figures; Duration, Result and the step's books then cover what follows.
+	Warmup    time.Duration
+	WarmupEnd func(res Result)
 	// OpenLoop says a stream of the step arrives open loop at the run's chosen rate: the
 	// archive then keeps its arrivals, drops, backlog and lag per second.
 	OpenLoop bool
@@ -73,6 +78,8 @@ type Result struct {
 	Streams  []measure.Stream
 	Err      error // the first failure, or ctx's error if interrupted
 	Complete bool  // every worker finished its work
+	// InWarmup says the step ended before its warm-up did: every figure is the warm-up's.
+	InWarmup bool
 }
 
 // Run runs a step to completion, failure or cancellation of ctx.
@@ -128,10 +135,19 @@ func Run(ctx context.Context, s Step) Result {
 	var stopOnce sync.Once
 	closeStop := func() { stopOnce.Do(func() { stopAt = time.Now(); close(stop) }) }
 	go func() { primaries.Wait(); closeStop() }()
-	if s.Duration > 0 {
-		deadline := time.AfterFunc(time.Until(start.Add(s.Duration)), closeStop)
-		defer deadline.Stop()
+	var warm *warmup
+	from := start // the measured part's start: after the warm-up, if any
+	var deadline *time.Timer
+	if s.Warmup > 0 {
+		warm = &warmup{until: start.Add(s.Warmup)}
+	} else if s.Duration > 0 {
+		deadline = time.AfterFunc(time.Until(start.Add(s.Duration)), closeStop)
 	}
+	defer func() {
+		if deadline != nil {
+			deadline.Stop()
+		}
+	}()
 	finished := make(chan struct{})
 	go func() { all.Wait(); close(finished) }()
 
@@ -161,10 +177,29 @@ func Run(ctx context.Context, s Step) Result {
 			s.Interval(iv)
 		}
 	}
+	endWarmup := func(now time.Time) { // the measured part starts now, with empty books
+		warm.over = true
+		for i, p := range pools {
+			warm.streams = append(warm.streams, p.snapshot(recorders[poolFrom[i]:poolFrom[i]+len(p.p.Do)]))
+		}
+		cpu := hostproc.ProcessCPU()
+		total.End = now
+		if s.WarmupEnd != nil {
+			s.WarmupEnd(Result{Total: total, Start: start, End: now, CPU: cpu.Sub(cpu0), Dropped: dropped, Streams: warm.streams, Complete: true})
+		}
+		total, from, cpu0, dropped = measure.NewInterval(len(s.Ops)), now, cpu, 0
+		total.Start = now
+		if s.Duration > 0 {
+			deadline = time.AfterFunc(s.Duration, closeStop)
+		}
+	}
 	for running := true; running; {
 		select {
 		case now := <-ticker.C:
 			emit(now, false)
+			if warm != nil && warm.due(now, tick) {
+				endWarmup(now)
+			}
 		case <-finished:
 			running = false
 		}
@@ -174,7 +209,13 @@ func Run(ctx context.Context, s Step) Result {
 	end := time.Now()
 	emit(end, true)
 	total.End = end
-	res := Result{Total: total, Start: start, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped, Streams: streams}
+	if warm != nil && warm.over {
+		for i := range streams {
+			streams[i] = since(streams[i], warm.streams[i])
+		}
+	}
+	res := Result{Total: total, Start: from, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped, Streams: streams,
+		InWarmup: warm != nil && !warm.over}
 	for _, l := range lags {
 		res.Lag.Add(l)
 	}
