@@ -6,6 +6,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -44,6 +45,9 @@ type Step struct {
 	// Classify names an error's kind (driver.ErrorKind: deadlock, connection lost, ...) for the
 	// step's figures; called only when an operation failed. Every error is "other" if nil.
 	Classify func(error) string
+	// FaultTimeout, if set, lets a worker whose operation fails with a Lost error redial and
+	// retry for that long from the loss (faults.go); 0 fails the step at the first loss.
+	FaultTimeout time.Duration
 	// Sleep is how paced workers and pools' leaders wait for an operation's due time; nil is
 	// PreciseSleep (tests in virtual time give CoarseSleep).
 	Sleep Sleeper
@@ -76,8 +80,9 @@ type Result struct {
 	Dropped    int64            // open-loop arrivals that could not start (backlog full)
 	// Streams are the open-loop streams' accounts: offered, achieved, dropped, not started.
 	Streams  []measure.Stream
-	Err      error // the first failure, or ctx's error if interrupted
-	Complete bool  // every worker finished its work
+	Err      error  // the first failure, or ctx's error if interrupted
+	Faults   Faults // retries, reconnects and the windows without the target
+	Complete bool   // every worker finished its work
 	// InWarmup says the step ended before its warm-up did: every figure is the warm-up's.
 	InWarmup bool
 }
@@ -116,6 +121,7 @@ func Run(ctx context.Context, s Step) Result {
 	for _, p := range pools {
 		p.start, p.stopCh, p.stopAt = start, stop, &stopAt
 	}
+	faults := &faultLog{timeout: s.FaultTimeout}
 	for i := range workers {
 		w := &workers[i]
 		if w.Primary {
@@ -127,7 +133,7 @@ func Run(ctx context.Context, s Step) Result {
 			if w.Primary {
 				defer primaries.Done()
 			}
-			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}, s.Retries, s.Classify); err != nil {
+			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}, s.Retries, s.Classify, faults); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}(recorders[i], &lags[i])
@@ -220,12 +226,16 @@ func Run(ctx context.Context, s Step) Result {
 		res.Lag.Add(l)
 	}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled
+	res.Faults = faults.result()
 	res.Complete = res.Err == nil
 	return res
 }
 
-// runWorker is one worker's loop: wait for the schedule, do, record.
-func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string) error {
+// runWorker is one worker's loop: wait for the schedule, do, record. A failed operation is
+// retried up to retries times; one that lost its connection is retried after a new one, without
+// limit but within the fault timeout (faults.go).
+func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string, faults *faultLog) error {
+	since := t.Start // when the worker's connection was made: before the step
 	for {
 		due, ok := w.Schedule.Next(ctx, t)
 		if !ok {
@@ -238,7 +248,11 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 		if w.Service { // a clock read only where service time differs from response time
 			sent = time.Now()
 		}
-		for attempt := 0; ; attempt++ {
+		var lostAt time.Time // the operation's first loss of its connection
+		for attempt, failed := 0, 0; ; attempt++ {
+			if attempt > 0 {
+				faults.retried()
+			}
 			op, units, err = w.Do(ctx, attempt)
 			if err == nil {
 				break
@@ -251,7 +265,20 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 				kind = classify(err)
 			}
 			rec.Error(op, kind, err.Error())
-			if attempt >= retries {
+			var lost *Lost
+			if faults.timeout > 0 && errors.As(err, &lost) {
+				if lostAt.IsZero() {
+					lostAt = time.Now()
+				}
+				if err := faults.recover(ctx, lost, lostAt, &since); err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return err
+				}
+				continue
+			}
+			if failed++; failed > retries {
 				return err
 			}
 		}
