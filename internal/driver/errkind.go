@@ -42,6 +42,10 @@ func ErrorKind(err error) string {
 	if errors.As(err, &my) {
 		return mysqlKind(my.Number)
 	}
+	var lite interface{ Code() int } // modernc.org/sqlite's *Error, without importing it here
+	if errors.As(err, &lite) && (lite.Code()&0xff == 5 || lite.Code()&0xff == 6) {
+		return KindLockTimeout // SQLITE_BUSY, SQLITE_LOCKED: the busy timeout ran out
+	}
 	switch { // a context's end first: the wire paths report it with the closed socket's error
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err):
 		return KindTimeout
@@ -102,4 +106,20 @@ func connLost(err error) bool {
 		}
 	}
 	return false
+}
+
+// DuplicateKey tells whether err is a unique key's violation (PostgreSQL 23505, MySQL 1062,
+// SQLite's SQLITE_CONSTRAINT_PRIMARYKEY and _UNIQUE). After a lost connection it says that the
+// first attempt of an insert did commit (docs/reliability.md).
+func DuplicateKey(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Number == 1062
+	}
+	var lite interface{ Code() int }
+	return errors.As(err, &lite) && (lite.Code() == 1555 || lite.Code() == 2067)
 }

@@ -52,9 +52,31 @@ func TestErrorKind(t *testing.T) {
 		{fmt.Errorf("connection shut down: %w (pgwire: the server closed the connection)", context.Canceled), KindTimeout},
 		{wrap(timeoutErr{}), KindTimeout},
 		{errors.New("no rows"), KindOther},
+		{wrap(liteErr(5)), KindLockTimeout},
+		{liteErr(517), KindLockTimeout}, // SQLITE_BUSY_SNAPSHOT
+		{liteErr(1555), KindOther},
 	} {
 		if got := ErrorKind(tt.err); got != tt.want {
 			t.Errorf("ErrorKind(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// liteErr is an error with a code, as modernc.org/sqlite's.
+type liteErr int
+
+func (e liteErr) Error() string { return fmt.Sprintf("sqlite error %d", int(e)) }
+func (e liteErr) Code() int     { return int(e) }
+
+func TestDuplicateKey(t *testing.T) {
+	for _, err := range []error{&pgconn.PgError{Code: "23505"}, fmt.Errorf("insert: %w", &mysql.MySQLError{Number: 1062}), liteErr(1555), liteErr(2067)} {
+		if !DuplicateKey(err) {
+			t.Errorf("DuplicateKey(%v) = false", err)
+		}
+	}
+	for _, err := range []error{&pgconn.PgError{Code: "23503"}, &mysql.MySQLError{Number: 1213}, liteErr(5), io.EOF} {
+		if DuplicateKey(err) {
+			t.Errorf("DuplicateKey(%v) = true", err)
 		}
 	}
 }
