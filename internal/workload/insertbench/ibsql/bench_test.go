@@ -49,7 +49,7 @@ func BenchmarkPostgresInsertL0(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer conn.Close()
-			pc := conn.(*pgConn)
+			pc := inner(conn).(*pgConn)
 			pc.noWire = mode != "literal"
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(1, 1)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			rows := make([]ib.Row, 100)
@@ -119,7 +119,7 @@ func BenchmarkPostgresRangeQuery(b *testing.B) {
 	// pgconn; "pgx.Rows" scans it through pgx's rows API.
 	for _, mode := range []string{"wire", "pgconn", "pgx.Rows"} {
 		b.Run(mode, func(b *testing.B) {
-			pc := conn.(*pgConn)
+			pc := inner(conn).(*pgConn)
 			pc.noWire = mode != "wire"
 			gen := ib.NewGenerator(rand.New(rand.NewPCG(3, 3)), ib.DataSpec{Min: 10, Max: 20, RandomPct: 50})
 			var out []ib.IndexRow

@@ -166,8 +166,11 @@ func (m *myStore) explainKey(ctx context.Context, q string) (string, string, err
 // Connect implements insertbench.Store: a dedicated connection sending the reference's SQL text
 // (or, with --prepared, its own prepared statements for queries and deletes); inserts are
 // literal text, unprepared, either way. The text statements go on the connection's socket
-// (wire.MySQL) unless the target's client path is the driver.
-func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) {
+// (wire.MySQL) unless the target's client path is the driver. It is opened again after a loss
+// (redial.go).
+func (m *myStore) Connect(ctx context.Context) (ib.Conn, error) { return redialing(ctx, m.connect) }
+
+func (m *myStore) connect(ctx context.Context) (ib.Conn, error) {
 	c, err := m.t.Conn(ctx)
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func testMySQLStore(t *testing.T, engine string) {
 	}
 	defer conn.Close()
 	var tz string
-	if err := conn.(*sqlConn).c.QueryRowContext(ctx, "SELECT @@session.time_zone").Scan(&tz); err != nil || tz != "+00:00" {
+	if err := inner(conn).(*sqlConn).c.QueryRowContext(ctx, "SELECT @@session.time_zone").Scan(&tz); err != nil || tz != "+00:00" {
 		t.Errorf("session time_zone %q, %v; want +00:00", tz, err)
 	}
 

@@ -29,7 +29,7 @@ func myConns(t *testing.T, st *myStore) (wire, plain *sqlConn) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		*p = c.(*sqlConn)
+		*p = inner(c).(*sqlConn)
 	}
 	if wire.wire == nil { // --client-path driver
 		sock, err := st.t.Socket(ctx, wire.c)
@@ -372,7 +372,7 @@ func TestMyCancelStopsOnServer(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { ic.Close() })
-				c := ic.(*sqlConn)
+				c := inner(ic).(*sqlConn)
 				var id int64
 				if err := c.c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
 					t.Fatal(err)

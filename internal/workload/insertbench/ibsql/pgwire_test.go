@@ -133,7 +133,7 @@ func TestPGWireCancelWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer locker.Close()
-	pg := locker.(*pgConn).c
+	pg := inner(locker).(*pgConn).c
 	if _, err := pg.Exec(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestPGClientPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lean := conn.(*pgConn).wire != nil; lean != path.Lean() {
+		if lean := inner(conn).(*pgConn).wire != nil; lean != path.Lean() {
 			t.Errorf("--client-path %s: lean path built %v", path, lean)
 		}
 		rows := make([]ib.Row, 10) // the table is new for each path

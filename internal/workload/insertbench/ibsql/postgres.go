@@ -117,8 +117,10 @@ func (p *pgStore) Stats(ctx context.Context, table string) (ib.TableStats, error
 	return st, nil
 }
 
-// Connect implements insertbench.Store.
-func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) {
+// Connect implements insertbench.Store: a connection that is opened again after a loss.
+func (p *pgStore) Connect(ctx context.Context) (ib.Conn, error) { return redialing(ctx, p.connect) }
+
+func (p *pgStore) connect(ctx context.Context) (ib.Conn, error) {
 	c, err := p.t.Connect(ctx)
 	if err != nil {
 		return nil, err
