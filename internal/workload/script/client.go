@@ -32,15 +32,23 @@ func ParseMode(s string) (Mode, error) {
 
 func (m Mode) String() string { return [...]string{"simple", "extended", "prepared"}[m] }
 
-// Stmt is one execution of an SQL command, reused by its client: in simple mode Text has the
-// variables written in; otherwise Text has placeholders and Args their values (nil: NULL).
+// Stmt is one execution of an SQL command, reused by its client, so that filling it in
+// allocates nothing: in simple mode SQL has the variables' values written into the text; in
+// extended and prepared modes Text has placeholders and Params their values as text (nil:
+// NULL), slices of one reused buffer.
 type Stmt struct {
-	ID    int // unique among all scripts' SQL commands: a prepared statement's name
-	Mode  Mode
-	Text  string
-	Args  []*string
-	Store ResultVars
+	ID     int // unique among all scripts' SQL commands: a prepared statement's name
+	Mode   Mode
+	Text   string // extended, prepared: the text with placeholders
+	SQL    []byte // simple: the text with the values in it
+	Params [][]byte
+	Store  ResultVars
+	buf    []byte   // the parameters' text
+	ends   []uint32 // where each parameter's text ends in buf; null: nullParam
 }
+
+// nullParam marks a NULL parameter in Stmt.ends.
+const nullParam = ^uint32(0)
 
 // Result is one result set, every value as text (NULL as "").
 type Result struct {
@@ -231,20 +239,9 @@ func (c *client) sleepTime(cmd *Command) (time.Duration, error) {
 func (c *client) sql(ctx context.Context, s *Script, cmd *Command) error {
 	st := &c.stmts[c.cur][cmd.N]
 	if c.mode == ModeSimple {
-		st.Text = c.substitute(cmd.Parts)
+		st.SQL = c.substitute(st.SQL[:0], cmd.Parts)
 	} else {
-		k := 0
-		for _, p := range cmd.Parts {
-			if p.Slot < 0 {
-				continue
-			}
-			st.Args[k] = nil
-			if v := &c.env.Vars[p.Slot]; v.Set {
-				t := v.Text()
-				st.Args[k] = &t
-			}
-			k++
-		}
+		c.params(st, cmd.Parts)
 	}
 	res, err := c.conn.Exec(ctx, st)
 	if err != nil {
@@ -256,25 +253,46 @@ func (c *client) sql(ctx context.Context, s *Script, cmd *Command) error {
 	return nil
 }
 
-// substitute writes the variables into the text; an unset one stays as written (pgbench.c:
-// 1954-1987).
-func (c *client) substitute(parts []Part) string {
-	if len(parts) == 1 && parts[0].Slot < 0 {
-		return parts[0].Text
-	}
-	n := 0
+// params sets st.Params to the variables' text, an unset variable NULL (pgbench.c:5438-5484).
+// The text goes into one buffer first, then the slices, as the buffer may move while it grows.
+func (c *client) params(st *Stmt, parts []Part) {
+	st.buf, st.ends = st.buf[:0], st.ends[:0]
 	for _, p := range parts {
-		n += len(p.Text) + 20
+		if p.Slot < 0 {
+			continue
+		}
+		if v := &c.env.Vars[p.Slot]; v.Set {
+			st.buf = v.AppendText(st.buf)
+			st.ends = append(st.ends, uint32(len(st.buf)))
+		} else {
+			st.ends = append(st.ends, nullParam)
+		}
 	}
-	b := make([]byte, 0, n)
+	if st.buf == nil {
+		st.buf = make([]byte, 0, 64) // an empty value is an empty slice, not nil (NULL)
+	}
+	start := uint32(0)
+	for i, end := range st.ends {
+		if end == nullParam {
+			st.Params[i] = nil
+			continue
+		}
+		st.Params[i] = st.buf[start:end:end]
+		start = end
+	}
+}
+
+// substitute appends the text with the variables' values written in to b; an unset variable
+// stays as written (pgbench.c:1954-1987).
+func (c *client) substitute(b []byte, parts []Part) []byte {
 	for _, p := range parts {
 		if p.Slot >= 0 && c.env.Vars[p.Slot].Set {
-			b = append(b, c.env.Vars[p.Slot].Text()...)
+			b = c.env.Vars[p.Slot].AppendText(b)
 		} else {
 			b = append(b, p.Text...)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // store sets variables from a query's results (pgbench.c:3283-3336): \gset needs exactly one

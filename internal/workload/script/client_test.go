@@ -58,22 +58,26 @@ type fakeConn struct {
 }
 
 func (c *fakeConn) Exec(_ context.Context, st *Stmt) ([]Result, error) {
-	c.f.sent[c.n] = append(c.f.sent[c.n], st.Text)
+	text := st.Text
+	if st.Mode == ModeSimple {
+		text = string(st.SQL)
+	}
+	c.f.sent[c.n] = append(c.f.sent[c.n], text)
 	var args []string
-	for _, a := range st.Args {
+	for _, a := range st.Params {
 		if a == nil {
 			args = append(args, "<NULL>")
 		} else {
-			args = append(args, *a)
+			args = append(args, string(a))
 		}
 	}
 	c.f.args[c.n] = append(c.f.args[c.n], args)
 	if c.f.fail != nil {
-		if err := c.f.fail(c.n, st.Text); err != nil {
+		if err := c.f.fail(c.n, text); err != nil {
 			return nil, err
 		}
 	}
-	return c.f.results[st.Text], nil
+	return c.f.results[text], nil
 }
 func (c *fakeConn) Rollback(context.Context) error {
 	c.f.sent[c.n] = append(c.f.sent[c.n], "ROLLBACK")

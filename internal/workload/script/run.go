@@ -84,8 +84,8 @@ func (b *Bench) statements() [][]Stmt {
 					t.WriteString(p.Text)
 					continue
 				}
-				st.Args = append(st.Args, nil)
-				t.WriteString(b.store.Placeholder(len(st.Args)))
+				st.Params = append(st.Params, nil)
+				t.WriteString(b.store.Placeholder(len(st.Params)))
 			}
 			st.Text = t.String()
 		}

@@ -58,6 +58,22 @@ func (v Value) Text() string {
 	return formatDouble(v.F)
 }
 
+// AppendText appends Text to b without allocating (but for a double).
+func (v Value) AppendText(b []byte) []byte {
+	switch v.Kind {
+	case KindInt:
+		return strconv.AppendInt(b, v.I, 10)
+	case KindNull:
+		return append(b, "NULL"...)
+	case KindBool:
+		if v.I != 0 {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	}
+	return append(b, formatDouble(v.F)...)
+}
+
 // formatDouble is C's %.15g, with glibc's inf and nan.
 func formatDouble(f float64) string {
 	switch {
@@ -226,6 +242,15 @@ func (v *Var) Text() string {
 		v.text, v.hasText = v.Val.Text(), true
 	}
 	return v.text
+}
+
+// AppendText appends the variable's text to b: its text if it was set as text, else its
+// value's, written without keeping it (an int's text is cheaper to write than to keep).
+func (v *Var) AppendText(b []byte) []byte {
+	if v.hasText {
+		return append(b, v.text...)
+	}
+	return v.Val.AppendText(b)
 }
 
 // Value is the variable's value, parsed once from its text.

@@ -14,7 +14,6 @@ import (
 type pgConn struct {
 	c        *pgx.Conn
 	prepared []bool // by statement id
-	params   [][]byte
 	names    []string
 }
 
@@ -24,7 +23,7 @@ type pgConn struct {
 func (p *pgConn) Exec(ctx context.Context, st *script.Stmt) ([]script.Result, error) {
 	pc := p.c.PgConn()
 	if st.Mode == script.ModeSimple {
-		mrr := pc.Exec(ctx, st.Text)
+		mrr := pc.Exec(ctx, string(st.SQL))
 		if st.Store == script.StoreNone {
 			for mrr.NextResult() {
 				if _, err := mrr.ResultReader().Close(); err != nil {
@@ -44,23 +43,15 @@ func (p *pgConn) Exec(ctx context.Context, st *script.Stmt) ([]script.Result, er
 		}
 		return out, nil
 	}
-	p.params = p.params[:0]
-	for _, a := range st.Args {
-		if a == nil {
-			p.params = append(p.params, nil)
-		} else {
-			p.params = append(p.params, []byte(*a))
-		}
-	}
 	var rr *pgconn.ResultReader
 	if st.Mode == script.ModeExtended {
-		rr = pc.ExecParams(ctx, st.Text, p.params, nil, nil, nil)
+		rr = pc.ExecParams(ctx, st.Text, st.Params, nil, nil, nil)
 	} else {
 		name, err := p.prepare(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		rr = pc.ExecPrepared(ctx, name, p.params, nil, nil)
+		rr = pc.ExecPrepared(ctx, name, st.Params, nil, nil)
 	}
 	if st.Store == script.StoreNone {
 		_, err := rr.Close()
@@ -126,7 +117,7 @@ func (d *dbConn) Exec(ctx context.Context, st *script.Stmt) ([]script.Result, er
 	var err error
 	switch st.Mode {
 	case script.ModeSimple:
-		rows, err = d.c.QueryContext(ctx, st.Text)
+		rows, err = d.c.QueryContext(ctx, string(st.SQL))
 	case script.ModeExtended:
 		rows, err = d.c.QueryContext(ctx, st.Text, d.argsOf(st)...)
 	default:
@@ -159,11 +150,11 @@ func firstErr(a, b error) error {
 
 func (d *dbConn) argsOf(st *script.Stmt) []any {
 	d.args = d.args[:0]
-	for _, a := range st.Args {
+	for _, a := range st.Params {
 		if a == nil {
 			d.args = append(d.args, nil)
 		} else {
-			d.args = append(d.args, *a)
+			d.args = append(d.args, string(a))
 		}
 	}
 	return d.args

@@ -1,7 +1,9 @@
-// Package scriptsql binds pgbench's scripts to dbperf's SQL targets: PostgreSQL through pgx's
-// own protocol layer (pgconn: the simple protocol for --query-mode simple, an unnamed statement
-// for extended, a named one prepared once per connection for prepared; parameters go as text
-// with no declared type, as libpq sends them for pgbench), MySQL/MariaDB and SQLite through
+// Package scriptsql binds pgbench's scripts to dbperf's SQL targets: PostgreSQL on the lean
+// path (wire.Postgres on pgx's socket, pgwire.go) or, with --client-path driver, through pgx's
+// own protocol layer (pgconn); either way the simple protocol for --query-mode simple, an
+// unnamed statement for extended, a named one prepared once per connection for prepared, with
+// parameters as text with no declared type, as libpq sends them for pgbench; MySQL/MariaDB and
+// SQLite through
 // database/sql (the text as it is for simple; placeholders for extended, which the MySQL
 // driver prepares and closes per execution; a statement prepared once per connection for
 // prepared).
@@ -53,10 +55,21 @@ type pgStore struct{ t *sqldriver.Postgres }
 func (s *pgStore) Dialect() string                  { return "postgres" }
 func (s *pgStore) Placeholder(i int) string         { return fmt.Sprintf("$%d", i) }
 func (s *pgStore) Outcome(err error) (string, bool) { return outcome(err) }
+
+// Connect opens a client's connection: on the lean path unless the target's client path is
+// the driver's (--client-path driver, or a TLS connection, which only pgx can read).
 func (s *pgStore) Connect(ctx context.Context) (script.Conn, error) {
 	c, err := s.t.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if path, _ := s.t.ClientPath(); path.Lean() {
+		w, err := newPGWireConn(c, path.Poll())
+		if err != nil {
+			c.Close(context.Background())
+			return nil, err
+		}
+		return w, nil
 	}
 	return &pgConn{c: c}, nil
 }
