@@ -17,10 +17,12 @@ func mergeCmd() *cobra.Command {
 		Short: "Merge the run directories of a sharded run's shards into one run",
 		Long: `merge joins the run directories that the shards of one sharded run wrote (dbperf run
 ... --shard i/N) into one run directory, which summary, compare and report read as usual.
-Histograms are added bucket by bucket and second by second; each shard's per-second rows are
-aligned by its step's start instant (corrected by the clock offset measured at the rendezvous)
-and summed; counts, errors and open-loop arrivals add up; each shard's host.csv, dbms.csv and
-summary.json stay under STEP/shard-K/, and run.json keeps every shard's host, commit, command
+Histograms (latency.hlog, and service.hlog of open-loop steps) are added bucket by bucket and
+second by second; each shard's per-second rows are aligned by its step's start instant
+(corrected by the clock offset measured at the rendezvous) and summed; counts, errors and
+open-loop arrivals add up; each shard's host.csv, dbms.csv and summary.json stay under
+STEP/shard-K/; the DBMS's counters.csv.gz is kept once, shard 0's, in the step's directory
+(the other shards' under STEP/shard-K/); run.json keeps every shard's host, commit, command
 and clock offset. It refuses shards of different runs, seeds, settings or step lists, a missing
 or repeated shard, and overlapping work.`,
 		Example: `  dbperf merge runs/s0 runs/s1 runs/s2 runs/s3 --out runs/lb-4hosts

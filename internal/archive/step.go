@@ -22,6 +22,7 @@ type StepWriter struct {
 	start     time.Time
 	intervals *Stream
 	hlog      *hdr.HistogramLogWriter
+	service   *hdr.HistogramLogWriter // service.hlog: open-loop steps only
 	totals    []int64
 	openLoop  bool
 	streams   []*Stream // every file streamed, renamed by Finish
@@ -142,20 +143,41 @@ func (d *Dir) StartStepOpen(step string, ops []measure.OpType, start time.Time, 
 		return nil, err
 	}
 
-	// The log's StartTime and BaseTime lines have whole seconds; interval timestamps are relative
-	// to that same whole second so that base + offset is exact.
-	base := start.Unix() * 1000
-	w.hlog = hdr.NewHistogramLogWriter(hl.w)
-	w.hlog.OutputLogFormatVersion()
-	w.hlog.OutputComment(fmt.Sprintf("[dbperf step %s: latency in nanoseconds, one histogram per op type a second, tagged with the op type; Interval_Max in ms]", step))
-	w.hlog.OutputStartTime(base)
-	w.hlog.OutputBaseTime(base)
-	w.hlog.SetBaseTime(base)
-	w.hlog.OutputLegend()
+	w.hlog = w.startLog(hl, fmt.Sprintf("[dbperf step %s: latency in nanoseconds, one histogram per op type a second, tagged with the op type; Interval_Max in ms]", step))
+	if openLoop {
+		sl, err := w.open(ServiceLog)
+		if err != nil {
+			w.intervals.f.Close()
+			hl.f.Close()
+			return nil, err
+		}
+		w.service = w.startLog(sl, fmt.Sprintf("[dbperf step %s: open-loop service time (from the actual send) in nanoseconds, one histogram per op type a second, tagged with the op type; Interval_Max in ms]", step))
+	}
 	return w, nil
 }
 
-// Interval appends one interval to intervals.csv and latency.hlog.
+// ServiceLog is the interval log of an open-loop step's service times, beside latency.hlog's
+// response times: the merge of a sharded run adds it up as it adds latency.hlog, so that the
+// merged summary's service percentiles are exact (docs/archive.md).
+const ServiceLog = "service.hlog"
+
+// startLog writes an interval log's header. The log's StartTime and BaseTime lines have whole
+// seconds; interval timestamps are relative to that same whole second so that base + offset is
+// exact.
+func (w *StepWriter) startLog(st *Stream, comment string) *hdr.HistogramLogWriter {
+	base := w.start.Unix() * 1000
+	l := hdr.NewHistogramLogWriter(st.w)
+	l.OutputLogFormatVersion()
+	l.OutputComment(comment)
+	l.OutputStartTime(base)
+	l.OutputBaseTime(base)
+	l.SetBaseTime(base)
+	l.OutputLegend()
+	return l
+}
+
+// Interval appends one interval to intervals.csv and latency.hlog, and its service times to
+// service.hlog.
 func (w *StepWriter) Interval(iv *measure.Interval) error {
 	secs := iv.Seconds()
 	row := []string{
@@ -179,6 +201,14 @@ func (w *StepWriter) Interval(iv *measure.Interval) error {
 			a.Hist.SetStartTimeMs(iv.Start.UnixMilli())
 			a.Hist.SetEndTimeMs(iv.End.UnixMilli())
 			if err := w.hlog.OutputIntervalPackedHistogram(a.Hist); err != nil {
+				return err
+			}
+		}
+		if w.service != nil && a.Service != nil && a.Service.TotalCount() > 0 {
+			a.Service.SetTag(op.Name)
+			a.Service.SetStartTimeMs(iv.Start.UnixMilli())
+			a.Service.SetEndTimeMs(iv.End.UnixMilli())
+			if err := w.service.OutputIntervalPackedHistogram(a.Service); err != nil {
 				return err
 			}
 		}

@@ -42,6 +42,9 @@ type stepFiles struct {
 	ops   []string
 	rows  []row
 	hists [][]*hdr.PackedHistogram // [row][op]
+	// service is service.hlog's histograms as hists: open-loop service times (nil: the step
+	// has no service.hlog, e.g. a closed loop, or a run written before the file existed).
+	service [][]*hdr.PackedHistogram
 }
 
 // readIntervals reads intervals.csv: the op types from the header, each row's counts.
@@ -179,43 +182,62 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// readStep reads a shard's intervals.csv and latency.hlog and puts each histogram with its row:
-// the row whose unix_ms is the histogram's end (both are the runner's interval end).
+// readStep reads a shard's intervals.csv, latency.hlog and service.hlog (if any) and puts
+// each histogram with its row: the row whose unix_ms is the histogram's end (both are the
+// runner's interval end).
 func readStep(dir string) (*stepFiles, error) {
 	ops, rows, err := readIntervals(stepFile(dir, "intervals.csv"))
 	if err != nil {
 		return nil, err
 	}
-	lines, err := readHlog(stepFile(dir, "latency.hlog"))
+	sf := &stepFiles{ops: ops, rows: rows}
+	if sf.hists, err = sf.attach(dir, "latency.hlog", true); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(stepFile(dir, archive.ServiceLog)); err == nil {
+		if sf.service, err = sf.attach(dir, archive.ServiceLog, false); err != nil {
+			return nil, err
+		}
+	}
+	return sf, nil
+}
+
+// attach reads an interval log of the step and returns its histograms by row and op type;
+// starts says whether the log's interval starts are the rows' (latency.hlog's are).
+func (sf *stepFiles) attach(dir, name string, starts bool) ([][]*hdr.PackedHistogram, error) {
+	path := stepFile(dir, name)
+	lines, err := readHlog(path)
 	if err != nil {
 		return nil, err
 	}
-	sf := &stepFiles{ops: ops, rows: rows, hists: make([][]*hdr.PackedHistogram, len(rows))}
+	out := make([][]*hdr.PackedHistogram, len(sf.rows))
 	byEnd := map[int64]int{}
-	for i, r := range rows {
+	for i, r := range sf.rows {
 		byEnd[r.endMs] = i
-		sf.hists[i] = make([]*hdr.PackedHistogram, len(ops))
+		out[i] = make([]*hdr.PackedHistogram, len(sf.ops))
 	}
 	opIdx := map[string]int{}
-	for i, o := range ops {
+	for i, o := range sf.ops {
 		opIdx[o] = i
 	}
 	for _, l := range lines {
 		i, ok := byEnd[l.endMs]
 		o, known := opIdx[l.tag]
-		if !ok && known && partial(lines0(dir)) {
+		if !ok && known && partial(path) {
 			continue // a second whose row the killed shard did not write
 		}
 		if !ok || !known {
-			return nil, fmt.Errorf("%s/latency.hlog: a histogram of %s ending at %d ms has no row in intervals.csv", dir, l.tag, l.endMs)
+			return nil, fmt.Errorf("%s/%s: a histogram of %s ending at %d ms has no row in intervals.csv", dir, name, l.tag, l.endMs)
 		}
-		if sf.hists[i][o] != nil {
-			return nil, fmt.Errorf("%s/latency.hlog: two histograms of %s end at %d ms", dir, l.tag, l.endMs)
+		if out[i][o] != nil {
+			return nil, fmt.Errorf("%s/%s: two histograms of %s end at %d ms", dir, name, l.tag, l.endMs)
 		}
-		sf.hists[i][o] = l.hist
-		sf.rows[i].startMs = l.startMs
+		out[i][o] = l.hist
+		if starts {
+			sf.rows[i].startMs = l.startMs
+		}
 	}
-	return sf, nil
+	return out, nil
 }
 
 // startMs is the instant the step's files count t_sec from, on the shard's clock.
@@ -228,9 +250,6 @@ func (sf *stepFiles) startMs() (int64, bool) {
 
 // partial tells whether a step file is the stream of a shard killed in the step.
 func partial(path string) bool { return strings.HasSuffix(path, ".partial") }
-
-// lines0 is the latency log a step's histograms were read from.
-func lines0(dir string) string { return stepFile(dir, "latency.hlog") }
 
 // stepFile is a step's file, or its .partial stream when the shard was killed in the step
 // (its seconds until then are whole rows: the streams are written row by row).
@@ -276,6 +295,14 @@ func (sf *stepFiles) total(o int) *hdr.PackedHistogram {
 		}
 	}
 	return t
+}
+
+// serviceOf is row j's service-time histograms (nil without service.hlog).
+func (sf *stepFiles) serviceOf(j int) []*hdr.PackedHistogram {
+	if sf.service == nil {
+		return nil
+	}
+	return sf.service[j]
 }
 
 // copyFile copies a file into dir, keeping its name; a missing file is no error (a step without

@@ -100,17 +100,19 @@ func offset(s archive.Shard) time.Duration {
 	return time.Duration(s.ClockOffsetMs * float64(time.Millisecond))
 }
 
-// mergeStep merges step i of every shard into the merged run: intervals.csv and latency.hlog
-// rewritten from the aligned rows, summary.json from the merged totals, and each shard's own
-// host.csv, dbms.csv and summary.json (its host's figures) under shard-K/.
+// mergeStep merges step i of every shard into the merged run: intervals.csv, latency.hlog and
+// service.hlog rewritten from the aligned rows, summary.json from the merged totals, and each shard's own
+// host.csv, dbms.csv and summary.json (its host's figures) under shard-K/; the DBMS's counters
+// once, in the step's directory (counters.go).
 func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun) (archive.Step, error) {
 	var steps []shardStep
 	var sums []archive.Step
-	var ops []string
+	var ops, srcs []string
 	seen := map[string]bool{}
 	openLoop := false
 	for _, s := range shards {
 		src := filepath.Join(s.dir, s.meta.Steps[i].Dir)
+		srcs = append(srcs, src)
 		files, err := readStep(src)
 		if err != nil {
 			return archive.Step{}, err
@@ -134,14 +136,21 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 		}
 		steps = append(steps, shardStep{files: files, start: from.Add(-offset(s.shard)), offset: offset(s.shard)})
 		sums = append(sums, sum)
-		keep := filepath.Join(dir.Path, st.Name, fmt.Sprintf("shard-%d", s.shard.Index))
-		for _, f := range []string{"host.csv", "dbms.csv", "summary.json"} {
-			if err := copyFile(filepath.Join(src, f), keep); err != nil {
-				return archive.Step{}, err
-			}
+	}
+	counters := countersShard(srcs)
+	for k, s := range shards {
+		if err := keepShardFiles(srcs[k], filepath.Join(dir.Path, st.Name, fmt.Sprintf("shard-%d", s.shard.Index)), k != counters); err != nil {
+			return archive.Step{}, err
 		}
 	}
 	start, ivs, _ := alignedRows(steps, ops)
+	for o, op := range ops {
+		if !serviceWhole(op, sums, steps) {
+			for _, iv := range ivs {
+				iv.Ops[o].Service = nil
+			}
+		}
+	}
 	sumStart := sums[0].Start.Add(-steps[0].offset)
 	for k, s := range sums {
 		if t := s.Start.Add(-steps[k].offset); t.Before(sumStart) {
@@ -152,22 +161,47 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 	if err != nil {
 		return archive.Step{}, err
 	}
-	totals := make([]*hdrPacked, len(ops))
+	totals, service := make([]*hdrPacked, len(ops)), make([]*hdrPacked, len(ops))
 	for o := range ops {
-		totals[o] = measure.NewPacked()
+		totals[o], service[o] = measure.NewPacked(), measure.NewPacked()
 	}
 	for _, iv := range ivs {
 		for o := range ops {
 			totals[o].Merge(iv.Ops[o].Hist)
+			if h := iv.Ops[o].Service; h != nil {
+				service[o].Merge(h)
+			}
 		}
 		if err := w.Interval(iv); err != nil {
 			return archive.Step{}, err
 		}
 	}
-	sum := summarize(st.Name, sums, steps, ops, totals, sumStart, dir.Meta.Figures)
+	if counters >= 0 {
+		tick := tickMap(steps[counters], start, ivs, w)
+		if err := writeCounters(stepFile(srcs[counters], archive.CountersFile), w.Dir(), tick, steps[counters].offset); err != nil {
+			return archive.Step{}, fmt.Errorf("shard %d's %s: %w", shards[counters].shard.Index, archive.CountersFile, err)
+		}
+	}
+	sum := summarize(st.Name, sums, steps, ops, totals, service, sumStart, dir.Meta.Figures)
 	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
 	sum.Stalls = mergeStalls(sums, ivs, ops, w)
 	return sum, w.Finish(sum)
+}
+
+// keepShardFiles copies a shard's own host and DBMS files of a step into keep (STEP/shard-K):
+// host.csv, dbms.csv, summary.json (with its host block), and its counters.csv.gz when the
+// merged step does not keep that shard's as the DBMS's.
+func keepShardFiles(src, keep string, counters bool) error {
+	files := []string{"host.csv", "dbms.csv", "summary.json"}
+	if counters {
+		files = append(files, archive.CountersFile, archive.CountersFile+".partial")
+	}
+	for _, f := range files {
+		if err := copyFile(filepath.Join(src, f), keep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // opTypes are the merged step's op types, with the declaration's units and abbreviations.

@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/shard"
 )
 
@@ -139,6 +141,10 @@ func rowsEqual(t *testing.T, a, b string) {
 			if (ha == nil) != (hb == nil) || (ha != nil && !sameBuckets(ha, hb)) {
 				t.Errorf("%s row %d op %s: the histograms differ", b, j+1, fa.ops[o])
 			}
+			sa, sb := fa.serviceOf(j), fb.serviceOf(j)
+			if (sa == nil) != (sb == nil) || (sa != nil && ((sa[o] == nil) != (sb[o] == nil) || (sa[o] != nil && !sameBuckets(sa[o], sb[o])))) {
+				t.Errorf("%s row %d op %s: the service-time histograms differ", b, j+1, fa.ops[o])
+			}
 		}
 	}
 }
@@ -167,6 +173,10 @@ func TestShardsEqualWholeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	exactlyEqual(t, whole, out)
+	_, ws, _ := archive.Read(whole)
+	if ws[1].Ops["query"].Service == nil || ws[0].Ops["insert"].Service != nil {
+		t.Errorf("the whole run's service times: open-loop query %v, closed-loop insert %v", ws[1].Ops["query"].Service, ws[0].Ops["insert"].Service)
+	}
 	if len(meta.Shards) != 4 || meta.Shards[3].Host.Hostname != "host-3" || !meta.Complete {
 		t.Errorf("run.json's shards: %+v", meta.Shards)
 	}
@@ -335,7 +345,7 @@ func TestShardKilledInAStep(t *testing.T) {
 	whole := startShards(t, filepath.Join(base, "whole"), 0, nil, nil)[0]
 	dirs := startShards(t, filepath.Join(base, "sharded"), 4, nil, nil)
 	step := filepath.Join(dirs[2], "query")
-	for _, f := range []string{"intervals.csv", "latency.hlog"} {
+	for _, f := range []string{"intervals.csv", "latency.hlog", archive.ServiceLog} {
 		if err := os.Rename(filepath.Join(step, f), filepath.Join(step, f+".partial")); err != nil {
 			t.Fatal(err)
 		}
@@ -359,6 +369,72 @@ func TestShardKilledInAStep(t *testing.T) {
 	for _, op := range []string{"insert", "query"} {
 		if q.Ops[op].Count != ws[1].Ops[op].Count || q.Ops[op].P99Us != ws[1].Ops[op].P99Us {
 			t.Errorf("%s: %d merged, %d whole: the killed shard's seconds are lost", op, q.Ops[op].Count, ws[1].Ops[op].Count)
+		}
+	}
+}
+
+// TestServiceOfOldShards: a shard written before service.hlog existed has its service times only
+// as percentiles, which do not add up: the merge still reads it, and leaves the op's merged
+// service times out rather than give a part as the whole.
+func TestServiceOfOldShards(t *testing.T) {
+	base := t.TempDir()
+	dirs := startShards(t, filepath.Join(base, "sharded"), 2, nil, nil)
+	if err := os.Remove(filepath.Join(dirs[1], "query", archive.ServiceLog)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(base, "merged")
+	if _, err := Runs(out, dirs, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, ms, _ := archive.Read(out)
+	_, s0, _ := archive.Read(dirs[0])
+	if s0[1].Ops["query"].Service == nil {
+		t.Fatal("shard 0 measured no service time: the test tests nothing")
+	}
+	if q := ms[1].Ops["query"]; q.Service != nil || q.Count == 0 {
+		t.Errorf("merged query: %d queries, service %+v; want the queries and no service times", q.Count, q.Service)
+	}
+	if lines, err := readHlog(filepath.Join(out, "query", archive.ServiceLog)); err != nil || len(lines) > 0 {
+		t.Errorf("the merged service.hlog: %d histograms (%v); want none, since shard 1's are not known", len(lines), err)
+	}
+}
+
+// TestCountersKeptOnce: the DBMS's counters, which every shard sampled, are kept once in the
+// merged step (shard 0's), on the merged step's clock, so that the counters' reader lines them
+// up with every merged second; the other shards' stay under shard-K/. The shards' clocks are
+// off by seconds, so the ticks must be moved to line up.
+func TestCountersKeptOnce(t *testing.T) {
+	base := t.TempDir()
+	clocks := []time.Duration{2300 * time.Millisecond, 0, -1700 * time.Millisecond}
+	dirs := startShards(t, filepath.Join(base, "sharded"), 3, clocks, nil)
+	out := filepath.Join(base, "merged")
+	meta, err := Runs(out, dirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range synthSteps {
+		dir := filepath.Join(out, step)
+		for k := range 3 {
+			_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("shard-%d", k), archive.CountersFile))
+			if k == 0 && err == nil || k > 0 && err != nil {
+				t.Errorf("step %s shard-%d/%s: %v (shard 0's is in the step's directory, the others' under shard-K)", step, k, archive.CountersFile, err)
+			}
+		}
+		s, err := counters.LoadStep(out, meta, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, all := s.Values["first_client"], s.Values["op.all"]
+		if len(first) == 0 || len(all) == 0 || len(s.TSec) < 4 {
+			t.Fatalf("step %s: %d ticks, counters %v", step, len(s.TSec), s.Names)
+		}
+		for i := range s.TSec {
+			if first[i] != 0 {
+				t.Errorf("step %s tick %d: first_client %v; want shard 0's counters (0)", step, i, first[i])
+			}
+			if i > 0 && math.IsNaN(all[i]) {
+				t.Errorf("step %s tick %d (t_sec %.3f): no merged op total there: the counters do not line up with the merged seconds", step, i, s.TSec[i])
+			}
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"math"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/measure"
@@ -28,7 +27,7 @@ func alignedRows(steps []shardStep, ops []string) (start time.Time, ivs []*measu
 		}
 	}
 	for _, s := range steps {
-		d := int(math.Round(s.start.Sub(start).Seconds()))
+		d := rowShift(s, start)
 		col := opColumns(s.files.ops, ops)
 		for j, r := range s.files.rows {
 			m := j + d
@@ -48,7 +47,7 @@ func alignedRows(steps []shardStep, ops []string) (start time.Time, ivs []*measu
 			if iv.Start.IsZero() || from.Before(iv.Start) {
 				iv.Start = from
 			}
-			addRow(iv, r, s.files.hists[j], col)
+			addRow(iv, r, s.files.hists[j], s.files.serviceOf(j), col)
 			secs[m] = max(secs[m], r.seconds)
 		}
 	}
@@ -61,9 +60,9 @@ func alignedRows(steps []shardStep, ops []string) (start time.Time, ivs []*measu
 	return start, ivs, secs
 }
 
-// addRow adds one shard row into a merged interval; col maps the shard's op index to the
-// merged one.
-func addRow(iv *measure.Interval, r row, hists []*hdrPacked, col []int) {
+// addRow adds one shard row into a merged interval, with its service times (nil: none); col
+// maps the shard's op index to the merged one.
+func addRow(iv *measure.Interval, r row, hists, service []*hdrPacked, col []int) {
 	for o, c := range col {
 		a := &iv.Ops[c]
 		a.Units += r.units[o]
@@ -71,6 +70,12 @@ func addRow(iv *measure.Interval, r row, hists []*hdrPacked, col []int) {
 		if h := hists[o]; h != nil {
 			a.Hist.Merge(h)
 			a.Statements += h.TotalCount()
+		}
+		if service != nil && service[o] != nil {
+			if a.Service == nil {
+				a.Service = measure.NewPacked()
+			}
+			a.Service.Merge(service[o])
 		}
 	}
 	if r.openLoop {

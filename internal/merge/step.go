@@ -12,10 +12,11 @@ import (
 )
 
 // summarize builds the merged step's summary.json from the shards' summaries and the merged
-// histograms (totals, one per op). Counts, errors, not-started arrivals and CPU seconds add up;
-// latency figures come from the merged histogram, so every percentile is the one a single
-// client host would have measured; rates divide the summed units by the merged seconds.
-func summarize(name string, sums []archive.Step, steps []shardStep, ops []string, totals []*hdrPacked, start time.Time, figs archive.Figures) archive.Step {
+// histograms (totals and service times, one per op). Counts, errors, not-started arrivals and
+// CPU seconds add up; latency figures come from the merged histograms, so every percentile is
+// the one a single client host would have measured; rates divide the summed units by the
+// merged seconds.
+func summarize(name string, sums []archive.Step, steps []shardStep, ops []string, totals, service []*hdrPacked, start time.Time, figs archive.Figures) archive.Step {
 	end := start
 	for k, s := range sums {
 		end = latest(end, s.End.Add(-steps[k].offset))
@@ -52,6 +53,7 @@ func summarize(name string, sums []archive.Step, steps []shardStep, ops []string
 		if !found {
 			continue
 		}
+		oi.Service = service[o]
 		out.Ops[op] = measure.Summarize(oi, opSecs)
 		out.Errors += oi.Errors
 	}
@@ -85,6 +87,18 @@ func mergeOp(op string, sums []archive.Step, steps []shardStep, total *hdrPacked
 		until = latest(until, s.Start.Add(-steps[k].offset).Add(span))
 	}
 	return oi, until.Sub(start).Seconds(), found
+}
+
+// serviceWhole tells whether every shard that measured op's service times archived them in
+// service.hlog: a shard written before the file existed has them only as percentiles, which do
+// not add up, so the merged summary then leaves them out rather than give a part as the whole.
+func serviceWhole(op string, sums []archive.Step, steps []shardStep) bool {
+	for k, s := range sums {
+		if s.Ops[op].Service != nil && steps[k].files.service == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // addKinds adds error counts by kind, keeping the first message seen of each.

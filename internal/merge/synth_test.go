@@ -114,7 +114,11 @@ func (s synth) writeStep(d *archive.Dir, step string, begin time.Time, lo, hi in
 			a.Hist.RecordValue(int64(lat))
 			a.Units += int64(1 + 9*(1-o)) // an insert statement writes 10 rows
 			a.Statements++
-			if open {
+			if open { // the service time: the response time less a wait for a free client
+				if a.Service == nil {
+					a.Service = measure.NewPacked()
+				}
+				a.Service.RecordValue(int64(lat) - int64(lat)/int64(2+k%5))
 				iv.Arrivals++
 				stream.Offered++
 				stream.Achieved++
@@ -130,10 +134,26 @@ func (s synth) writeStep(d *archive.Dir, step string, begin time.Time, lo, hi in
 	total := measure.NewInterval(len(synthOps))
 	sla, _ := measure.ParseSLA(synthSLA)
 	check := &measure.SLACheck{SLA: sla}
+	// The DBMS's counters as this shard's monitor would read them: a gauge naming the shard (its
+	// first client) and a running total, at the step's start and at each interval's end.
+	cw, err := w.Counters()
+	if err != nil {
+		return archive.Step{}, err
+	}
+	kind := func(n string) archive.CounterKind {
+		return map[bool]archive.CounterKind{true: archive.KindGauge, false: archive.KindCumulative}[n == "first_client"]
+	}
+	if err := cw.Sample(0, begin.UnixMilli(), map[string]float64{"first_client": float64(lo), "commits": 0}, false, kind); err != nil {
+		return archive.Step{}, err
+	}
 	for _, iv := range ivs {
 		total.Add(iv)
 		check.Interval(iv.Ops[1].Hist)
 		if err := w.Interval(iv); err != nil {
+			return archive.Step{}, err
+		}
+		vals := map[string]float64{"first_client": float64(lo), "commits": float64(total.Ops[0].Statements + total.Ops[1].Statements)}
+		if err := cw.Sample(w.TSec(iv.End), iv.End.UnixMilli(), vals, false, kind); err != nil {
 			return archive.Step{}, err
 		}
 	}
