@@ -70,7 +70,9 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(runCmd(), searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
+	run := runCmd()
+	run.AddCommand(runSysbenchCmd()) // sysbench.go, docs/sysbench.md
+	root.AddCommand(run, searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
 	root.AddCommand(mergeCmd(), k8sCmd()) // sharded runs: merge.go, k8s.go
 	root.AddCommand(crashCmd())           // lost commits: crash.go, docs/reliability.md
 
