@@ -1,6 +1,9 @@
 package insertbench
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
 )
@@ -27,8 +30,47 @@ const Name = "insert"
 
 func init() { archive.Declare(Name, Declaration()) }
 
-// Figures implements workload.Workload with Declaration.
-func (b *Bench) Figures() archive.Figures { return Declaration() }
+// Figures implements workload.Workload: Declaration and the configured steps' insert patterns.
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration()
+	f.InsertPatterns = b.cfg.InsertPatterns()
+	return f
+}
+
+// InsertPatterns are how the configured steps insert into each index (docs/insert-benchmark.md,
+// "Insert patterns"). Each inserter appends ids in ascending order at the primary key's right
+// end; the clients of a shared table take their ids from one counter, so they are one stream,
+// and with a table per client each table has its own. Values of the secondary indexes'
+// leading columns are uniform: random with respect to each. l.x's rows reach the primary key
+// only (the indexes are built after them); deletes, settle and cleanup insert nothing.
+func (c Config) InsertPatterns() []archive.InsertPattern {
+	table := "pi1"
+	if !c.SharedTable && c.Clients > 1 {
+		table = fmt.Sprintf("pi1..pi%d, each", c.Clients)
+	}
+	// The secondary indexes exist after l.x, or in tables an earlier run loaded.
+	indexed := !slices.Contains(c.Steps, "l.i0")
+	var out []archive.InsertPattern
+	for _, step := range c.Steps {
+		info, err := parseStep(step)
+		if err != nil {
+			continue
+		}
+		switch info.kind {
+		case kindLoad, kindIndex, kindInsertDelete, kindQuery:
+			out = append(out, archive.NewInsertPattern(step, table, "pk", archive.Ascending(1, true)))
+		}
+		if info.kind == kindIndex {
+			indexed = true
+		}
+		if indexed && (info.kind == kindInsertDelete || info.kind == kindQuery) {
+			for _, idx := range indexNames {
+				out = append(out, archive.NewInsertPattern(step, table, idx, archive.Random))
+			}
+		}
+	}
+	return out
+}
 
 // Declaration is what the Insert Benchmark declares to the archive and the reports: its op types
 // and the reference's summary figures. Query figures of a q step whose inserts missed 95% of
