@@ -33,9 +33,13 @@ type Bench struct {
 	links    int64
 	nodes    int64
 	nextNode atomic.Int64 // the next node id ADD_NODE assigns
+	// Link inserts and node deletes whose reply a lost connection took (lbsql/redial.go): the
+	// checks allow that many links more, nodes fewer.
+	doubtLinks, doubtNodes int64
 
-	requesters []*requester // of the last request step, for its checks
-	lastSum    uint64       // hash of every result the last request step read
+	requesters []*requester   // of the last request step, for its checks
+	lastSum    uint64         // hash of every result the last request step read
+	mark       *workload.Mark // the last request step's warm-up end (warmup.go)
 }
 
 var _ workload.Workload = (*Bench)(nil)
@@ -232,13 +236,15 @@ func (b *Bench) planRequest(ctx context.Context, step string, connect func() (Co
 		}
 		r := newRequester(b, c, b.rng(step, "requester", i))
 		b.requesters = append(b.requesters, r)
-		dos = append(dos, r.do)
+		dos = append(dos, b.afterWarmup(r))
 	}
 	limit := b.cfg.Requests * int64(hi-lo)
 	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "requester", Do: dos, Primary: true, Limit: limit}); err != nil {
 		return nil, err
 	}
 	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.requestFigures(res) }
+	b.mark = &workload.Mark{}
+	plan.WarmupEnd = b.mark.End
 	return plan, nil
 }
 
@@ -260,12 +266,19 @@ func (b *Bench) requestFigures(res runner.Result) (map[string]any, []string) {
 		}
 	}
 	b.lastSum = h.Sum64()
+	for _, r := range b.requesters {
+		if d, ok := r.conn.(interface{ InDoubt() (int64, int64) }); ok {
+			links, nodes := d.InDoubt()
+			b.doubtLinks, b.doubtNodes = b.doubtLinks+links, b.doubtNodes+nodes
+		}
+	}
 	b.links += st.linksInserted
 	b.nodes += st.nodesAdded - st.nodesDeleted
 	var requests int64
 	for o := range numReqOps {
 		requests += res.Total.Ops[o].Units
 	}
+	st = b.measured(st) // the figures leave the warm-up out; the accounts above keep it
 	secs := res.End.Sub(res.Start).Seconds()
 	f := map[string]any{
 		"requests":        requests,
@@ -276,6 +289,9 @@ func (b *Bench) requestFigures(res runner.Result) (map[string]any, []string) {
 		"links_inserted":  st.linksInserted,
 		"nodes_added":     st.nodesAdded,
 		"nodes_deleted":   st.nodesDeleted,
+	}
+	if b.doubtLinks+b.doubtNodes > 0 {
+		f["in_doubt_links"], f["in_doubt_nodes"] = b.doubtLinks, b.doubtNodes
 	}
 	if n := res.Total.Ops[opGetLinkList].Units; n > 0 {
 		f["link_list_mean_rows"] = measure.Round(float64(st.listRows)/float64(n), 2)

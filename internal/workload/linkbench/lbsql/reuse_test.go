@@ -27,7 +27,7 @@ func TestLinkReadsReuseData(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
-			conn := c.(*Conn)
+			conn := inner(c).(*Conn)
 			if _, err := conn.c.exec(ctx, "DELETE FROM linktable WHERE id1 IN (1, 2)"); err != nil {
 				t.Fatal(err)
 			}

@@ -157,7 +157,14 @@ func (s *Store) CreateTables(ctx context.Context) error {
 }
 
 // Connect implements linkbench.Store.
-func (s *Store) Connect(ctx context.Context) (lb.Conn, error) { return s.connect(ctx, s.lean) }
+func (s *Store) Connect(ctx context.Context) (lb.Conn, error) {
+	reopen := func(ctx context.Context) (*Conn, error) { return s.connect(ctx, s.lean) }
+	c, err := reopen(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &redialConn{reopen: reopen, c: c}, nil // opened again after a loss: redial.go
+}
 
 func (s *Store) connect(ctx context.Context, lean bool) (*Conn, error) {
 	c, err := s.openConn(ctx, lean)
