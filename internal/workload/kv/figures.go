@@ -1,6 +1,8 @@
 package kv
 
 import (
+	"strings"
+
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
 )
@@ -22,8 +24,29 @@ const Name = "kv"
 
 func init() { archive.Declare(Name, Declaration()) }
 
-// Figures implements workload.Workload with Declaration.
-func (b *Bench) Figures() archive.Figures { return Declaration() }
+// Figures implements workload.Workload: Declaration and the configured steps' insert patterns.
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration()
+	f.InsertPatterns = b.cfg.InsertPatterns()
+	return f
+}
+
+// InsertPatterns are how the configured steps write keys (docs/kv.md, "Insert patterns"):
+// fillseq's one filler puts keys 0..keys-1 in order, at the right end of a new database; the
+// overwriters and the whilewriting steps' writer put keys drawn uniformly or zipfian, random
+// with respect to the key order. The other steps only read (flush_mt_l0 writes no key).
+func (c Config) InsertPatterns() []archive.InsertPattern {
+	var out []archive.InsertPattern
+	for _, step := range c.Steps {
+		switch {
+		case step == FillSeq:
+			out = append(out, archive.NewInsertPattern(step, "kv", "key", archive.Ascending(1, true)))
+		case step == OverwriteSome, step == OverwriteAndWait, strings.HasSuffix(step, "whilewriting"):
+			out = append(out, archive.NewInsertPattern(step, "kv", "key", archive.Random))
+		}
+	}
+	return out
+}
 
 // Declaration is what the key-value benchmark declares to the archive and the reports: rates and
 // latencies per op type, and the whilewriting steps' gate on their writer (w_target), without
