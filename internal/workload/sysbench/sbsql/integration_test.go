@@ -1,0 +1,164 @@
+package sbsql
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/session"
+	"github.com/dbperf/dbperf/internal/testtargets"
+	sb "github.com/dbperf/dbperf/internal/workload/sysbench"
+)
+
+// sqlTargets are the SQL targets of the tests: SQLite, PostgreSQL, MariaDB InnoDB and MyRocks.
+func sqlTargets(t *testing.T, db string) map[string]string {
+	m := testtargets.All(t, db, db)
+	delete(m, "pebble")
+	delete(m, "bbolt")
+	return m
+}
+
+func bind(t *testing.T, tg driver.Target, cfg sb.Config) *sb.Bench {
+	t.Helper()
+	store, err := For(tg, Options{QueryMode: cfg.QueryMode, IgnoreErrors: cfg.IgnoreErrors, Used: cfg.Event().Used(), Tables: cfg.Tables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sb.New(cfg, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runSession runs the bench's steps with the session's checks after each.
+func runSession(t *testing.T, tg driver.Target, b *sb.Bench) {
+	t.Helper()
+	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "run", Workload: sb.Name,
+		Target: archive.Target(tg.Info(context.Background())), Figures: b.Figures()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session.Session{Workload: b, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTestsOnEverySQLTarget prepares 2 tables and runs each OLTP test for 150 events on 3
+// threads, in both query modes where the target has both: the checks after each step (rows
+// per table, distinct ids, rows inserted or deleted) must pass, and with no error ignored
+// every event must have run its test's statements (read_write's 20 at the defaults).
+func TestTestsOnEverySQLTarget(t *testing.T) {
+	for name, target := range sqlTargets(t, "dbperf_sysbench") {
+		t.Run(name, func(t *testing.T) {
+			modes := []string{sb.QueryPrepared, sb.QuerySimple}
+			if name == "sqlite" {
+				modes = modes[:1]
+			}
+			for _, test := range sb.Tests {
+				for _, mode := range modes {
+					cfg := sb.DefaultConfig()
+					if err := cfg.SetTest(test); err != nil {
+						t.Fatal(err)
+					}
+					cfg.Tables, cfg.TableSize, cfg.Threads, cfg.Events, cfg.Duration, cfg.Seed = 2, 500, 3, 150, 0, 7
+					cfg.QueryMode = mode
+					cfg.AutoInc = test != "insert" || mode == sb.QueryPrepared // both oltp_insert forms
+					tg := testtargets.Open(t, target)
+					b := bind(t, tg, cfg)
+					runSession(t, tg, b)
+					tl := b.Totals()
+					if per := int64(cfg.Event().Statements()); tl.Ignored == 0 && tl.Queries() != 150*per {
+						t.Errorf("%s %s: %d statements for 150 events, want %d each", test, mode, tl.Queries(), per)
+					}
+					tg.Close()
+				}
+			}
+		})
+	}
+}
+
+// comCounters reads a MariaDB connection's own statement counters.
+func comCounters(t *testing.T, c *sql.Conn) map[string]int64 {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		m[strings.ToLower(strings.TrimPrefix(k, "Com_"))] = v
+	}
+	return m
+}
+
+// TestComCountersPerEvent runs 200 events on one MariaDB connection (InnoDB and MyRocks) and
+// reads the server's own count of each statement kind on it (SHOW SESSION STATUS): per event
+// they must be what sysbench 1.0.20 makes the same server count, observed by hand with its
+// oltp_read_write.lua and oltp_point_select.lua (docs/sysbench.md, "Beside sysbench"):
+// read_write 14 selects, 2 updates, a delete, an insert, a BEGIN and a COMMIT, all 20 through
+// COM_STMT_EXECUTE when prepared and none in simple mode; point_select one prepared select.
+func TestComCountersPerEvent(t *testing.T) {
+	targets := sqlTargets(t, "dbperf_sysbench_com")
+	for _, name := range []string{"mysql-innodb", "mysql-rocksdb"} {
+		target, ok := targets[name]
+		if !ok {
+			continue // -short without MariaDB
+		}
+		for _, c := range []struct {
+			test, mode string
+			want       map[string]int64
+		}{
+			{"read_write", sb.QueryPrepared, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 20}},
+			{"read_write", sb.QuerySimple, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 0}},
+			{"point_select", sb.QueryPrepared, map[string]int64{"select": 1, "update": 0, "delete": 0, "insert": 0, "begin": 0, "commit": 0, "rollback": 0, "stmt_execute": 1}},
+		} {
+			t.Run(name+"/"+c.test+"/"+c.mode, func(t *testing.T) {
+				cfg := sb.DefaultConfig()
+				cfg.SetTest(c.test)
+				cfg.TableSize, cfg.Seed, cfg.QueryMode, cfg.Steps = 1000, 3, c.mode, []string{sb.StepPrepare}
+				tg := testtargets.Open(t, target)
+				b := bind(t, tg, cfg)
+				runSession(t, tg, b)
+				store, _ := For(tg, Options{QueryMode: c.mode, Used: cfg.Event().Used(), Tables: 1})
+				ctx := context.Background()
+				conn, err := store.Connect(ctx, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				raw := conn.(*myConn).c
+				before := comCounters(t, raw)
+				cl := b.NewClient(sb.StepRun, 0, conn)
+				const events = 200
+				for range events {
+					if err := cl.Event(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				after := comCounters(t, raw)
+				for k, w := range c.want {
+					if d := after[k] - before[k]; d != w*events {
+						t.Errorf("Com_%s rose by %d in %d events, want %d per event as sysbench's", k, d, events, w)
+					}
+				}
+				if got := cl.ByStmt[sb.PointSelect] + cl.ByStmt[sb.SimpleRange] + cl.ByStmt[sb.SumRange] + cl.ByStmt[sb.OrderRange] + cl.ByStmt[sb.DistinctRange]; got != c.want["select"]*events {
+					t.Errorf("dbperf counted %d selects, want %d", got, c.want["select"]*events)
+				}
+			})
+		}
+	}
+}
