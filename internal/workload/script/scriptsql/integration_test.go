@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	"github.com/dbperf/dbperf/internal/workload"
@@ -30,7 +31,12 @@ func sqlTargets(t *testing.T, name string) map[string]string {
 // directory and the session's error.
 func run(t *testing.T, target string, cfg script.Config) (string, *script.Bench, error) {
 	t.Helper()
-	tg := testtargets.Open(t, target)
+	return runOn(t, testtargets.Open(t, target), cfg)
+}
+
+// runOn is run on an opened target (one with a chosen client path: openPath).
+func runOn(t *testing.T, tg driver.Target, cfg script.Config) (string, *script.Bench, error) {
+	t.Helper()
 	store, err := scriptsql.For(tg)
 	if err != nil {
 		t.Fatal(err)
@@ -191,12 +197,19 @@ func TestOpenLoop(t *testing.T) {
 
 // TestRetriesOnServer: a transaction that raises a serialization failure (SQLSTATE 40001) on
 // every odd value of a sequence (a sequence is not rolled back) is retried once and succeeds
-// with --max-tries 2, and counts as failed with --max-tries 1, on PostgreSQL.
+// with --max-tries 2, and counts as failed with --max-tries 1, on PostgreSQL, on every client
+// path.
 func TestRetriesOnServer(t *testing.T) {
 	target, ok := sqlTargets(t, "retry")["postgres"]
 	if !ok {
 		t.Skip("no PostgreSQL")
 	}
+	for _, path := range clientPaths {
+		t.Run(string(path), func(t *testing.T) { testRetries(t, target, path) })
+	}
+}
+
+func testRetries(t *testing.T, target string, path driver.ClientPath) {
 	text := `BEGIN;
 SELECT nextval('script_retry') AS n \gset
 \if :n % 2 = 1
@@ -208,16 +221,14 @@ END;
 		tries                                int
 		transactions, failed, retries, fails int64
 	}{{2, 10, 0, 10, 10}, {1, 5, 5, 0, 5}} {
-		tg := testtargets.Open(t, target)
-		store, _ := scriptsql.For(tg)
+		tg, store := openPath(t, target, path)
 		if err := store.Exec(context.Background(), "DROP SEQUENCE IF EXISTS script_retry", "CREATE SEQUENCE script_retry"); err != nil {
 			t.Fatal(err)
 		}
-		tg.Close()
 		cfg := script.DefaultConfig()
 		cfg.Sources = []script.Source{{Name: "retry", Text: text, Weight: 1}}
 		cfg.Transactions, cfg.MaxTries = 10, tc.tries
-		_, b, err := run(t, target, cfg)
+		_, b, err := runOn(t, tg, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,5 +236,42 @@ END;
 		if st.Transactions != tc.transactions || st.Failed != tc.failed || st.Retries != tc.retries || st.Serialization != tc.fails {
 			t.Errorf("--max-tries %d: %+v", tc.tries, st)
 		}
+	}
+}
+
+// TestBuiltinOnEveryPath runs tpcb-like with 3 clients in each query mode on each client path,
+// and a script of one's own reading \aset's results: the balance checks hold on every path,
+// every transaction succeeds, and the pgbench_history rows are the transactions'.
+func TestBuiltinOnEveryPath(t *testing.T) {
+	target := pgTarget(t)
+	aset := `\set aid random(1, 100000 * :scale)
+SELECT abalance AS before FROM pgbench_accounts WHERE aid = :aid \; SELECT :aid AS got \aset
+\if :got <> :aid
+SELECT 1 / 0;
+\endif
+`
+	for i, path := range clientPaths {
+		t.Run(string(path), func(t *testing.T) {
+			for j, mode := range []script.Mode{script.ModeSimple, script.ModeExtended, script.ModePrepared} {
+				tg, _ := openPath(t, target, path)
+				cfg := script.DefaultConfig()
+				cfg.Sources = []script.Source{{Builtin: "tpcb-like", Weight: 1}}
+				if mode == script.ModeSimple {
+					cfg.Sources = append(cfg.Sources, script.Source{Name: "aset", Text: aset, Weight: 1})
+				}
+				cfg.Clients, cfg.Transactions, cfg.Mode, cfg.Seed = 3, 30, mode, uint64(10*i+j)
+				cfg.Steps = []string{script.StepRun}
+				if i == 0 && j == 0 {
+					cfg.Steps = []string{script.StepInit, script.StepRun}
+				}
+				_, b, err := runOn(t, tg, cfg)
+				if err != nil {
+					t.Fatalf("%s: %v", mode, err)
+				}
+				if st := b.Stats(); st.Transactions != 90 || st.Failed != 0 {
+					t.Errorf("%s: %+v, want 90 transactions", mode, st)
+				}
+			}
+		})
 	}
 }
