@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/merge"
 	"github.com/spf13/cobra"
 )
@@ -21,7 +22,8 @@ Histograms (latency.hlog, and service.hlog of open-loop steps) are added bucket 
 second by second; each shard's per-second rows are aligned by its step's start instant
 (corrected by the clock offset measured at the rendezvous) and summed; counts, errors and
 open-loop arrivals add up; each shard's host.csv, dbms.csv and summary.json stay under
-STEP/shard-K/; the DBMS's counters.csv.gz is kept once, shard 0's, in the step's directory
+STEP/shard-K/, and summary.json's "hosts" lists them, client-bound when any shard was
+(named); the DBMS's counters.csv.gz is kept once, shard 0's, in the step's directory
 (the other shards' under STEP/shard-K/); run.json keeps every shard's host, commit, command
 and clock offset. It refuses shards of different runs, seeds, settings or step lists, a missing
 or repeated shard, and overlapping work.`,
@@ -39,6 +41,15 @@ or repeated shard, and overlapping work.`,
 			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s (seed %d), %d steps, into %s\n", len(dirs), meta.Workload, meta.Seed, len(meta.Steps), out)
 			for _, s := range meta.Shards {
 				fmt.Fprintf(c.OutOrStdout(), "  shard %d/%d: %s on %s, clock offset %.1f ms\n", s.Index, s.Count, s.Dir, s.Host.Hostname, s.ClockOffsetMs)
+			}
+			_, steps, err := archive.Read(out)
+			if err != nil {
+				return err
+			}
+			for _, s := range steps {
+				if s.Hosts != nil && s.Hosts.ClientBound {
+					fmt.Fprintf(c.OutOrStdout(), "  step %s CLIENT-BOUND: %s\n", s.Step, s.Hosts.ClientBoundWhy)
+				}
 			}
 			return nil
 		},

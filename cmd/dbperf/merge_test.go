@@ -55,6 +55,14 @@ func TestMergeOneRealRun(t *testing.T) {
 			}
 		}
 	}
+	for i, m := range ms {
+		if h := m.Hosts; as[i].Host != nil && (m.Host != nil || h == nil || len(h.Shards) != 1 || h.Shards[0].Host.ClientCPUCores != as[i].Host.ClientCPUCores || h.ClientBound != as[i].Host.ClientBound) {
+			t.Errorf("step %s: merged host %+v, hosts %+v; the run's host block %+v", m.Step, m.Host, h, as[i].Host)
+		}
+	}
+	if r := run(t, dir, "report", "a", "m", "-o", "r.html"); r.code != 0 {
+		t.Errorf("report with the merged run: %d %s", r.code, r.stderr)
+	}
 	if r := run(t, dir, "summary", "a", "m"); r.code != 0 || !strings.Contains(r.stdout, "qr100") {
 		t.Errorf("summary of the merged run: %d %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -86,6 +86,8 @@ type Step struct {
 	Workload         map[string]any `json:"workload,omitempty"` // step-specific figures
 	// Host is the monitor's summary: host and DBMS figures normalized per operation.
 	Host *HostSummary `json:"host,omitempty"`
+	// Hosts is a merged step's: each shard's host block and whether any was client-bound.
+	Hosts *ShardHosts `json:"hosts,omitempty"`
 	// Stalls are the seconds whose throughput dropped or whose latency exploded.
 	Stalls *measure.Stalls `json:"stalls,omitempty"`
 	// Dropped counts open-loop arrivals that found the backlog full and never ran.

@@ -183,9 +183,20 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 		}
 	}
 	sum := summarize(st.Name, sums, steps, ops, totals, service, sumStart, dir.Meta.Figures)
+	sum.Hosts = shardHosts(shards, sums)
 	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
 	sum.Stalls = mergeStalls(sums, ivs, ops, w)
 	return sum, w.Finish(sum)
+}
+
+// shardHosts is the merged step's "hosts": each shard's host block with its index and
+// hostname, and client-bound when any shard was.
+func shardHosts(shards []shardRun, sums []archive.Step) *archive.ShardHosts {
+	list := make([]archive.ShardHost, len(shards))
+	for k, s := range shards {
+		list[k] = archive.ShardHost{Shard: s.shard.Index, Hostname: s.meta.Host.Hostname, Host: sums[k].Host}
+	}
+	return archive.CombineHosts(list)
 }
 
 // keepShardFiles copies a shard's own host and DBMS files of a step into keep (STEP/shard-K):

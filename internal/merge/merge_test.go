@@ -185,6 +185,30 @@ func TestShardsEqualWholeRun(t *testing.T) {
 			t.Errorf("shard %d's own step summary is not kept: %v", k, err)
 		}
 	}
+	hostsKept(t, out)
+}
+
+// hostsKept checks the merged steps' "hosts": every shard's own host block with its hostname,
+// no "host" (the hosts' figures do not add up), and the query step client-bound because
+// shard 2 (clients 6 and 7) was, named.
+func hostsKept(t *testing.T, out string) {
+	t.Helper()
+	_, ms, _ := archive.Read(out)
+	for _, s := range ms {
+		h := s.Hosts
+		if s.Host != nil || h == nil || len(h.Shards) != 4 {
+			t.Fatalf("step %s: host %+v, hosts %+v; want no host and 4 shards' hosts", s.Step, s.Host, h)
+		}
+		for k, sh := range h.Shards {
+			if sh.Shard != k || sh.Hostname != fmt.Sprintf("host-%d", k) || sh.Host == nil || sh.Host.ClientCPUCores == 0 {
+				t.Errorf("step %s: hosts' shard %d is %+v", s.Step, k, sh)
+			}
+		}
+		bound := s.Step == "query"
+		if h.ClientBound != bound || bound && h.ClientBoundWhy != "shard 2 (host-2): client 7 is slow" || !bound && h.ClientBoundWhy != "" {
+			t.Errorf("step %s: client-bound %v (%q); want %v, shard 2 named", s.Step, h.ClientBound, h.ClientBoundWhy, bound)
+		}
+	}
 }
 
 // TestShardsWithClockOffsets: shards whose clocks are ahead or behind by known offsets

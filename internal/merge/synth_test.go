@@ -159,7 +159,11 @@ func (s synth) writeStep(d *archive.Dir, step string, begin time.Time, lo, hi in
 	}
 	secs := total.Seconds()
 	sum := archive.Step{Step: step, Complete: true, Verified: true, Start: total.Start, End: total.End, Seconds: measure.Round(secs, 3),
-		Ops: map[string]measure.OpSummary{}, ClientCPUSec: 1, ClientCPUUsPerOp: 10}
+		Ops: map[string]measure.OpSummary{}, ClientCPUSec: 1, ClientCPUUsPerOp: 10,
+		Host: &archive.HostSummary{Seconds: secs, ClientCPUCores: 0.1 * float64(hi-lo)}}
+	if open && lo <= 7 && 7 < hi { // the host of client 7 is client-bound in the open-loop step
+		sum.Host.ClientBound, sum.Host.ClientBoundWhy = true, "client 7 is slow"
+	}
 	for o, op := range synthOps {
 		sum.Ops[op.Name] = measure.Summarize(&total.Ops[o], secs)
 		sum.Errors += total.Ops[o].Errors
