@@ -27,34 +27,61 @@ var htmlAssets embed.FS
 // folded), and a foldable section per step with charts of throughput (stalls shaded), worst
 // latency, the latency percentile distribution and host metrics over time. It only reads the
 // run directories. The page makes no network request: the charting library, the data (as
-// JSON) and the script are inlined.
-func HTML(w io.Writer, runs []Run, base int) error {
+// JSON) and the script are inlined. Its first screen is a headline per step and the overview
+// chart (html_headline.go). With opts' crash runs and no runs, the page is their section alone.
+func HTML(w io.Writer, runs []Run, base int, opts ...HTMLOptions) error {
+	var o HTMLOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if len(runs) == 0 && len(o.Crash) > 0 {
+		return writeCrashPage(w, o.Crash)
+	}
 	if len(runs) == 0 {
 		return errors.New("no runs")
 	}
 	if base < 0 || base >= len(runs) {
 		return fmt.Errorf("base run %d out of range", base)
 	}
-	page, err := buildHTMLPage(runs, base)
+	page, err := buildHTMLPage(runs, base, o)
 	if err != nil {
 		return err
 	}
 	return writeHTMLPage(w, page)
 }
 
+// writeCrashPage writes the page of crash runs alone.
+func writeCrashPage(w io.Writer, crash []CrashRun) error {
+	p := &htmlPage{Title: "dbperf report: lost commits", Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Crash: crashSection(crash), Data: template.JS(`{"runs":[],"charts":[]}`)}
+	if err := p.inlineAssets(); err != nil {
+		return err
+	}
+	return writeHTMLPage(w, p)
+}
+
 // HTMLGroups writes the report of run groups (--repeat): the page of HTML over every run of
 // every group, each named group/run, base the base group's first run, with a section of the
 // groups' statistics first: medians and 95% intervals, and the comparison with groups[base]
 // (p-values adjusted by Benjamini-Hochberg) with its legend.
-func HTMLGroups(w io.Writer, groups []Group, base int) error {
+func HTMLGroups(w io.Writer, groups []Group, base int, opts ...HTMLOptions) error {
+	var o HTMLOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Why = nil // compare --why explains runs; the groups' headlines name significant changes
 	if base < 0 || base >= len(groups) {
 		return fmt.Errorf("base group %d out of range", base)
 	}
 	var runs []Run
 	baseRun := 0
+	colors := []string{""}
 	for i, g := range groups {
 		if i == base {
 			baseRun = len(runs)
+			colors[0] = htmlColor(len(runs))
+		} else {
+			colors = append(colors, htmlColor(len(runs)))
 		}
 		for _, r := range g.Runs {
 			r.Meta.Name = groupName(g) + "/" + filepath.Base(filepath.Clean(r.Path))
@@ -64,14 +91,16 @@ func HTMLGroups(w io.Writer, groups []Group, base int) error {
 	if len(runs) == 0 {
 		return errors.New("no runs in the groups")
 	}
-	page, err := buildHTMLPage(runs, baseRun)
+	page, err := buildHTMLPage(runs, baseRun, o)
 	if err != nil {
 		return err
 	}
 	others := append(append([]Group(nil), groups[:base]...), groups[base+1:]...)
 	page.Groups = &htmlGroups{Base: groupName(groups[base]), Summary: GroupSummaryTable(groups)}
+	ordered := append([]Group{groups[base]}, others...)
+	cmp := GroupCompare(groups[base], others)
+	page.Headlines, page.GroupHeadlines = groupHeadlines(cmp, ordered, colors, page.Steps), true
 	if len(others) > 0 {
-		cmp := GroupCompare(groups[base], others)
 		page.Groups.Compare, page.Groups.Legend = groupCompareTable(cmp), GroupCompareLegend(cmp.Tested)
 	}
 	return writeHTMLPage(w, page)
@@ -116,6 +145,10 @@ type htmlPage struct {
 	KindSettings   htmlTable // DBMS settings of runs of different target kinds
 	Provenance     htmlTable
 	OpStyles       []htmlOpStyle
+	Headlines      []htmlHeadline // the first screen: one per step
+	GroupHeadlines bool           // of run groups: medians and significant changes
+	Overview       bool           // the first screen's chart exists
+	Crash          *htmlCrash     // crash runs (dbperf crash)
 	Steps          []htmlStep
 	Data           template.JS // the charts' data: JSON, with <, > and & escaped
 	UPlotJS        template.JS
@@ -156,11 +189,13 @@ type htmlCell struct {
 
 // htmlStep is a step's section of the page; its charts come from the data.
 type htmlStep struct {
-	Name   string
-	Anchor string
-	Runs   []htmlStepRun
-	Charts []string // chart ids, in order
-	Note   string   // why the step has no charts over time
+	Name     string
+	Anchor   string
+	Runs     []htmlStepRun
+	Charts   []string // chart ids, in order
+	Note     string   // why the step has no charts over time
+	Patterns string   // how the step inserts into each index, as declared
+	Picker   string   // the counter picker's element id, when the step has counters
 }
 
 // htmlStepRun is a run's line in a step's heading: its duration, whether it completed, stalls.
@@ -173,8 +208,9 @@ type htmlStepRun struct {
 
 // htmlData is the JSON the page's script draws from.
 type htmlData struct {
-	Runs   []htmlRunInfo `json:"runs"`
-	Charts []htmlChart   `json:"charts"`
+	Runs    []htmlRunInfo `json:"runs"`
+	Charts  []htmlChart   `json:"charts"`
+	Pickers []pickerStep  `json:"pickers,omitempty"` // every counter of each step (html_picker.go)
 }
 
 type htmlRunInfo struct {
@@ -222,7 +258,7 @@ func seconds(s float64) string {
 // fewer, each run is a dot or two, and the page says so instead.
 const minIntervals = 3
 
-func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
+func buildHTMLPage(runs []Run, base int, o HTMLOptions) (*htmlPage, error) {
 	names := htmlRunNames(runs)
 	others := make([]Run, 0, len(runs)-1)
 	for i, r := range runs {
@@ -241,6 +277,7 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 		Compare:     htmlCompareTable(runs[base], others),
 		Provenance:  htmlProvenance(runs, names),
 		OpStyles:    htmlOpStyles(runs),
+		Crash:       crashSection(o.Crash),
 	}
 	p.Differences, p.KindSettings = htmlDifferences(runs, names)
 	for i, r := range runs {
@@ -254,9 +291,12 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 	for i, n := range names {
 		data.Runs = append(data.Runs, htmlRunInfo{Name: n, Color: htmlColor(i)})
 	}
-	for si, step := range htmlStepNames(runs) {
+	stepNames := htmlStepNames(runs)
+	allFiles := make([][]*htmlStepFiles, len(stepNames))
+	for si, step := range stepNames {
 		files := make([]*htmlStepFiles, len(runs))
-		st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si)}
+		allFiles[si] = files
+		st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si), Patterns: stepPatterns(runs, step)}
 		most := 0
 		var lasted []string
 		for ri, r := range runs {
@@ -278,9 +318,14 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 		}
 		var charts []*htmlChart
 		if most >= minIntervals {
+			csteps := counterSteps(runs, step)
 			charts = timeCharts(step, si, names, files)
 			charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
-			charts = append(charts, countersChart(step, si, names, runs, base)) // html_counters.go
+			charts = append(charts, countersChart(step, si, names, runs, base, csteps)) // html_counters.go
+			if pk := pickerData(step, si, runs, csteps); pk != nil {
+				data.Pickers = append(data.Pickers, *pk)
+				st.Picker = pk.ID
+			}
 		} else {
 			st.Note = fmt.Sprintf("This step lasted %s: fewer than %d intervals in every run, too few for charts over time. "+
 				"Its figures are in the summary; the percentile chart shows its latency distribution.", strings.Join(lasted, ", "), minIntervals)
@@ -293,6 +338,11 @@ func buildHTMLPage(runs []Run, base int) (*htmlPage, error) {
 			}
 		}
 		p.Steps = append(p.Steps, st)
+	}
+	p.Headlines = headlines(runs, names, base, p.Steps, o.Why)
+	if c := overviewChart(names, stepNames, allFiles); c != nil {
+		data.Charts = append([]htmlChart{*c}, data.Charts...)
+		p.Overview = true
 	}
 	if st, c, err := searchSection(runs, names); err != nil {
 		return nil, err

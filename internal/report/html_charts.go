@@ -24,6 +24,7 @@ type htmlChart struct {
 	X      []float64            `json:"x"`
 	Y      [][]*float64         `json:"y"`
 	Shade  []htmlShade          `json:"shade,omitempty"`
+	Bands  []htmlBand           `json:"bands,omitempty"` // the overview's steps
 }
 
 type htmlScale struct {

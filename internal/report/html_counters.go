@@ -16,13 +16,7 @@ import (
 const countersChartSigns = 4
 
 // countersChart is nil when no run has counters for the step.
-func countersChart(step string, si int, names []string, runs []Run, base int) *htmlChart {
-	steps := make([]*counters.Step, len(runs))
-	for ri, r := range runs {
-		if s, err := counters.LoadStep(r.Path, r.Meta, step); err == nil && len(s.TSec) > 2 {
-			steps[ri] = s
-		}
-	}
+func countersChart(step string, si int, names []string, runs []Run, base int, steps []*counters.Step) *htmlChart {
 	if steps[base] == nil {
 		return nil
 	}
@@ -80,6 +74,17 @@ func countersChart(step string, si int, names []string, runs []Run, base int) *h
 		}
 	}
 	return ts.finish()
+}
+
+// counterSteps are the runs' counters of a step (nil for a run without them, or too short).
+func counterSteps(runs []Run, step string) []*counters.Step {
+	steps := make([]*counters.Step, len(runs))
+	for ri, r := range runs {
+		if s, err := counters.LoadStep(r.Path, r.Meta, step); err == nil && len(s.TSec) > 2 {
+			steps[ri] = s
+		}
+	}
+	return steps
 }
 
 type signSpread struct {

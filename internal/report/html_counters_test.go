@@ -58,7 +58,7 @@ func TestCountersChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := buildHTMLPage(runs, 0)
+	p, err := buildHTMLPage(runs, 0, HTMLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

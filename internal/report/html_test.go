@@ -95,9 +95,10 @@ type chartInfo struct {
 
 // TestHTMLReportInChromium renders a report of two real runs (SQLite and Pebble) and opens it
 // in headless Chromium at 1400 px and at a phone's 390 px: no console error, no exception, no
-// network request, the summary first, no sideways scrolling of the page (tables scroll in their
-// box), every chart of every step drawn with both runs and a legend entry per line, and a note
-// instead of charts over time for a step too short for them.
+// network request, the headlines first with the overview chart on the first screen above every
+// table, no sideways scrolling of the page (tables scroll in their box), every chart of every
+// step drawn with both runs and a legend entry per line, a note instead of charts over time for
+// a step too short for them, and a counter picker that draws the counter chosen.
 func TestHTMLReportInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if testing.Short() {
@@ -199,9 +200,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%d px: %d px tall, screenshot %s", width, layout.Height, png)
-		if layout.FirstSection != "summary" {
-			t.Errorf("%d px: the page starts with section %q, not the summary", width, layout.FirstSection)
+		if layout.FirstSection != "glance" {
+			t.Errorf("%d px: the page starts with section %q, not the headlines", width, layout.FirstSection)
 		}
+		checkFirstScreen(t, ctx, width)
+		checkPicker(t, ctx, width)
 		if layout.ScrollWidth > layout.InnerWidth {
 			t.Errorf("%d px: the page scrolls sideways: %d px wide in a %d px window (widest: %s)", width, layout.ScrollWidth, layout.InnerWidth, layout.Widest)
 		}
@@ -274,7 +277,11 @@ type pageLayout struct {
 // openReport loads the page in a window of that width and waits for its charts.
 func openReport(t *testing.T, ctx context.Context, fileURL string, width int64) ([]chartInfo, []stepInfo, pageLayout) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(fileURL), chromedp.WaitReady("body")); err != nil {
+	height := int64(900) // a desktop's window; a phone's (390 px wide) is 844 px tall
+	if width < 600 {
+		height = 844
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height), chromedp.Navigate(fileURL), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
 	}
 	charts, err := chromedp.Run(ctx, chromedp.Poll[[]chartInfo](`window.dbperfCharts && window.dbperfCharts.map(c => Object.assign({legend: document.querySelectorAll("#" + CSS.escape(c.id) + " .legend-box .k").length}, c))`, chromedp.WithPollingTimeout(30*time.Second)))
@@ -310,4 +317,105 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// firstScreen is where the first screen's parts are, in CSS pixels from the page's top.
+type firstScreen struct {
+	Inner       int      `json:"inner"`       // the window's height
+	Headlines   []string `json:"headlines"`   // their text
+	FirstTop    int      `json:"firstTop"`    // the first headline's
+	FirstBottom int      `json:"firstBottom"` //
+	ChartTop    int      `json:"chartTop"`    // the overview's canvas
+	ChartBottom int      `json:"chartBottom"` //
+	TableTop    int      `json:"tableTop"`    // the first table's
+}
+
+// checkFirstScreen: the page's first screen (the window's height at the top of the page) holds
+// the first step's headline, with each run's main figure, and the overview chart, drawn; every
+// table starts below the chart.
+func checkFirstScreen(t *testing.T, ctx context.Context, width int64) {
+	t.Helper()
+	fs, err := chromedp.Run(ctx, chromedp.Evaluate[firstScreen](`(() => {
+		window.scrollTo(0, 0);
+		const top = e => Math.round(e.getBoundingClientRect().top + window.scrollY);
+		const bottom = e => Math.round(e.getBoundingClientRect().bottom + window.scrollY);
+		const hs = Array.from(document.querySelectorAll("li.headline"));
+		const canvas = document.querySelector("#overview canvas");
+		const tables = Array.from(document.querySelectorAll("table")).map(top);
+		return {inner: window.innerHeight, headlines: hs.map(h => h.textContent.replace(/\s+/g, " ").trim()),
+			firstTop: hs.length ? top(hs[0]) : -1, firstBottom: hs.length ? bottom(hs[0]) : -1,
+			chartTop: canvas ? top(canvas) : -1, chartBottom: canvas ? bottom(canvas) : -1,
+			tableTop: tables.length ? Math.min(...tables) : -1};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d px: first screen %+v", width, fs)
+	if len(fs.Headlines) != 3 {
+		t.Errorf("%d px: %d headlines, want one per step: %q", width, len(fs.Headlines), fs.Headlines)
+	} else if h := fs.Headlines[0]; !strings.HasPrefix(h, "l.i0 ips") || !strings.Contains(h, "×") {
+		t.Errorf("%d px: first headline %q: want l.i0's ips in both runs, with the ratio", width, h)
+	}
+	if fs.FirstTop < 0 || fs.FirstBottom > fs.Inner {
+		t.Errorf("%d px: the first headline spans %d-%d px, not within the first %d px", width, fs.FirstTop, fs.FirstBottom, fs.Inner)
+	}
+	if fs.ChartTop < 0 || fs.ChartBottom > fs.Inner {
+		t.Errorf("%d px: the overview chart spans %d-%d px, not within the first %d px", width, fs.ChartTop, fs.ChartBottom, fs.Inner)
+	}
+	if fs.TableTop < fs.ChartBottom {
+		t.Errorf("%d px: a table starts at %d px, above the overview chart's bottom (%d px)", width, fs.TableTop, fs.ChartBottom)
+	}
+}
+
+type pickerState struct {
+	Pickers int      `json:"pickers"`
+	Names   int      `json:"names"`
+	Chosen  string   `json:"chosen"`
+	Drawn   []string `json:"drawn"`
+	Legend  []string `json:"legend"`
+	Canvas  bool     `json:"canvas"`
+}
+
+// checkPicker chooses a counter in the first step's picker, per second then per op, and
+// checks that it is drawn, for every run that has it.
+func checkPicker(t *testing.T, ctx context.Context, width int64) {
+	t.Helper()
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[pickerState](`(() => {
+		const boxes = document.querySelectorAll(".picker");
+		if (!boxes.length) return {pickers: 0};
+		const box = boxes[boxes.length - 1];
+		const opts = Array.from(box.querySelectorAll("datalist option")).map(o => o.value);
+		const input = box.querySelector("input[type=search]");
+		const drawn = [];
+		let chosen = opts[0];
+		for (const o of opts) { // a running total: it has a rate and a figure per op
+			input.value = chosen = o;
+			input.dispatchEvent(new Event("change"));
+			if ((box.getAttribute("data-drawn") || "").endsWith(" per second")) break;
+		}
+		drawn.push(box.getAttribute("data-drawn"));
+		const perOp = box.querySelector("input[value=op]");
+		perOp.checked = true;
+		perOp.dispatchEvent(new Event("change"));
+		drawn.push(box.getAttribute("data-drawn"));
+		return {pickers: boxes.length, names: opts.length, chosen: chosen, drawn: drawn,
+			legend: Array.from(box.querySelectorAll(".legend-box .k")).map(k => k.textContent),
+			canvas: !!box.querySelector(".pick-chart canvas")};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d px: picker %+v", width, st)
+	if st.Pickers == 0 || st.Names == 0 {
+		t.Fatalf("%d px: %d pickers, %d counters in the last: want a picker with the Pebble run's counters", width, st.Pickers, st.Names)
+	}
+	if !st.Canvas || len(st.Legend) == 0 || len(st.Drawn) != 2 || !strings.HasPrefix(st.Drawn[0], st.Chosen+" ") ||
+		st.Drawn[0] == st.Drawn[1] {
+		t.Errorf("%d px: picker chose %q: drawn %q, legend %q, canvas %v", width, st.Chosen, st.Drawn, st.Legend, st.Canvas)
+	}
+	for _, k := range st.Legend {
+		if !strings.Contains(k, st.Chosen) {
+			t.Errorf("%d px: picker legend %q does not name %s", width, k, st.Chosen)
+		}
+	}
 }

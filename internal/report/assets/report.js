@@ -63,6 +63,32 @@
     };
   }
 
+  // bandPlugin marks the overview's steps: alternate bands, each named at its top.
+  function bandPlugin(bands) {
+    return {
+      hooks: {
+        drawClear: [function (u) {
+          if (!bands || !bands.length) return;
+          var ctx = u.ctx;
+          ctx.save();
+          ctx.font = Math.round(11 * devicePixelRatio) + "px system-ui, sans-serif";
+          ctx.textBaseline = "top";
+          for (var i = 0; i < bands.length; i++) {
+            var b = bands[i];
+            var x0 = u.valToPos(b.from, "x", true), x1 = u.valToPos(b.to, "x", true);
+            if (i % 2 === 1) {
+              ctx.fillStyle = "rgba(0,0,0,0.05)";
+              ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+            }
+            ctx.fillStyle = "#555";
+            if (ctx.measureText(b.name).width < x1 - x0 - 2) ctx.fillText(b.name, x0 + 2, u.bbox.top + 2);
+          }
+          ctx.restore();
+        }]
+      }
+    };
+  }
+
   // swatch is a short line in a series' colour and dash pattern.
   function swatch(color, dash) {
     var svg = document.createElementNS(SVG, "svg");
@@ -104,8 +130,8 @@
     return Math.max(240, Math.floor(el.getBoundingClientRect().width) || 600);
   }
 
-  function build(c) {
-    var el = document.getElementById(c.id);
+  function build(c, into) {
+    var el = into || document.getElementById(c.id);
     if (!el) return;
     var width = chartWidth(el);
     var narrow = width < 480;
@@ -131,14 +157,14 @@
       var n = 0;
       c.y[i].forEach(function (v) { if (v != null) n++; });
       series.push({ label: s.label, scale: s.scale, stroke: data.runs[s.run].color, width: 1.5, dash: s.dash || undefined,
-        spanGaps: true, points: { show: n <= 40, size: 5 } });
+        spanGaps: c.kind !== "overview", points: { show: n <= 40, size: 5 } });
     });
     var values;
     var opts = {
       title: c.title, width: width, height: narrow ? 200 : 230, scales: scales, axes: axes, series: series,
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },
-      plugins: c.kind === "throughput" || c.kind === "counters" ? [shadePlugin(c.shade)] : [],
+      plugins: c.kind === "overview" ? [bandPlugin(c.bands)] : c.shade ? [shadePlugin(c.shade)] : [],
       hooks: {
         setCursor: [function (u) {
           var idx = u.cursor.idx;
@@ -152,10 +178,100 @@
     var plot = new uPlot(opts, [c.x].concat(c.y), el);
     values = legend(el, c);
     plots.push({ plot: plot, el: el });
-    created.push({ id: c.id, step: c.step, kind: c.kind, title: c.title, series: c.series.map(function (s) { return s.label; }) });
+    if (!into) created.push({ id: c.id, step: c.step, kind: c.kind, title: c.title, series: c.series.map(function (s) { return s.label; }) });
+    return plot;
   }
 
-  data.charts.forEach(build);
+  data.charts.forEach(function (c) { build(c); });
+
+  // decode reads html_picker.go's encoding: comma-separated values, "" unknown, "v*n" repeats.
+  function decode(s) {
+    var out = [];
+    if (s === "") return out;
+    s.split(",").forEach(function (tok) {
+      var star = tok.indexOf("*"), n = 1;
+      if (star >= 0) { n = +tok.slice(star + 1); tok = tok.slice(0, star); }
+      var v = tok === "" ? null : +tok;
+      for (var i = 0; i < n; i++) out.push(v);
+    });
+    return out;
+  }
+
+  // undelta adds up differences; unknowns stay unknown and are skipped.
+  function undelta(v) {
+    var prev = null;
+    return v.map(function (d) {
+      if (d == null) return null;
+      prev = prev == null ? d : prev + d;
+      return prev;
+    });
+  }
+
+  // pickerSeries is a run's counter per interval: [x, y], per second or per op.
+  function pickerSeries(r, name, perOp) {
+    var enc = r.c[name];
+    if (!enc) return null;
+    var kind = enc.charAt(0), vals = decode(enc.slice(2));
+    if (kind === "d") vals = undelta(vals);
+    var t = undelta(decode(r.t)).map(function (ms) { return ms / 1000; });
+    var ops = decode(r.ops);
+    var x = [], y = [];
+    for (var i = 0; i < vals.length && i + 1 < t.length; i++) {
+      var v = vals[i];
+      if (v != null && kind === "c") {
+        if (perOp) v = ops[i] ? v / ops[i] : null;
+        else v = t[i + 1] > t[i] ? v / (t[i + 1] - t[i]) : null;
+      }
+      x.push(t[i + 1]);
+      y.push(v);
+    }
+    return { x: x, y: y, gauge: kind !== "c" };
+  }
+
+  // Each step's counter picker: a search box over every counter that changed in the step,
+  // drawn per second or per op on the step's time axis, its stalls shaded.
+  function picker(p) {
+    var box = document.getElementById(p.id);
+    if (!box) return;
+    var input = box.querySelector("input[type=search]"), chartEl = box.querySelector(".pick-chart");
+    var note = box.querySelector(".pick-note"), list = document.getElementById(p.id + "-names");
+    var names = {};
+    p.runs.forEach(function (r) { Object.keys(r.c).forEach(function (n) { names[n] = true; }); });
+    var sorted = Object.keys(names).sort();
+    sorted.forEach(function (n) { var o = document.createElement("option"); o.value = n; list.appendChild(o); });
+    input.placeholder = "type one of " + sorted.length + " counters' names";
+    var plot = null;
+    function draw() {
+      var name = input.value.trim();
+      if (!names[name]) { note.textContent = name ? "no counter " + name + " changed in this step" : ""; return; }
+      var perOp = box.querySelector("input[value=op]").checked;
+      var xs = {}, per = [], gauge = false;
+      p.runs.forEach(function (r, i) {
+        var s = pickerSeries(r, name, perOp);
+        if (!s) return;
+        gauge = gauge || s.gauge;
+        var m = {};
+        s.x.forEach(function (x, j) { xs[x] = true; m[x] = s.y[j]; });
+        per.push({ run: r.run, m: m, main: p.main[i] });
+      });
+      var x = Object.keys(xs).map(Number).sort(function (a, b) { return a - b; });
+      var what = gauge ? "value (a level, not a total)" : perOp ? "per op (" + per.map(function (s) { return s.main; }).filter(function (v, i, a) { return a.indexOf(v) === i; }).join(", ") + ")" : "per second";
+      var c = { id: p.id + "-chart", step: p.step, kind: "counter", title: p.step + ": " + name + " " + what,
+        xLabel: "seconds since the step started", scales: { v: { label: gauge ? "value" : perOp ? "per op" : "per second", side: 3 } }, shade: p.shade,
+        series: per.map(function (s) { return { label: data.runs[s.run].name + " " + name, what: name, run: s.run, scale: "v" }; }),
+        x: x, y: per.map(function (s) { return x.map(function (v) { return s.m[v] == null ? null : s.m[v]; }); }) };
+      if (plot) { plot.destroy(); }
+      chartEl.textContent = "";
+      note.textContent = gauge && perOp ? "a gauge has no rate: its value is drawn" : "";
+      plot = build(c, chartEl);
+      box.setAttribute("data-drawn", name + (perOp && !gauge ? " per op" : gauge ? " value" : " per second"));
+    }
+    if (p.default) { input.value = p.default; draw(); }
+    input.addEventListener("change", draw);
+    input.addEventListener("input", function () { if (names[input.value.trim()]) draw(); });
+    box.querySelectorAll("input[type=radio]").forEach(function (r) { r.addEventListener("change", draw); });
+  }
+  (data.pickers || []).forEach(picker);
 
   // Charts follow their box's width (a rotated phone, a resized window).
   var pending = 0;
@@ -163,6 +279,7 @@
     clearTimeout(pending);
     pending = setTimeout(function () {
       plots.forEach(function (p) {
+        if (!p.el.isConnected || !p.plot.root.isConnected) return;
         var w = chartWidth(p.el);
         if (Math.abs(w - p.plot.width) > 4) p.plot.setSize({ width: w, height: p.plot.height });
       });

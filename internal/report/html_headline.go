@@ -1,0 +1,362 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// The report's first screen: a headline per step (its main figure in each run, what changed
+// beyond compare's threshold, the one-line explanation of compare --why) and the overview
+// chart, each run's main rate a second over every step, so that the story is told before any
+// table.
+
+// HTMLOptions are what the page shows beyond the runs' own files.
+type HTMLOptions struct {
+	// Why explains in one line why a run's step differs from the base's (compare --why's
+	// line); "" when it has nothing to say. Nil: no explanations.
+	Why func(base, run Run, step string) string
+	// Crash are crash runs (dbperf crash) for the page's section of lost commits.
+	Crash []CrashRun
+}
+
+// headlineChanged is how many changed figures a headline names; the others are counted.
+const headlineChanged = 4
+
+// htmlHeadline is a step's line on the first screen.
+type htmlHeadline struct {
+	Step, Anchor string
+	Figure       string // the main figure's name ("ips"), with its unit when it has no column
+	Values       []htmlHeadValue
+	Changed      []htmlCell // the other figures that changed, run by run: "run-b i_p99 1.80"
+	More         int        // changed figures not named
+	Why          []string   // per run compared, compare --why's line
+	Patterns     string     // how the step inserts into each index
+}
+
+// htmlHeadValue is a run's main figure: its value and its ratio to the base's.
+type htmlHeadValue struct {
+	Run, Color, Text, Ratio, Class string
+}
+
+// mainOp is the op type with the most units in a step (what per-op figures divide by), ties
+// going to the one declared first.
+func mainOp(s archive.Step, f archive.Figures) string {
+	best, op := int64(-1), ""
+	place := func(n string) int {
+		for i, o := range f.Ops {
+			if o.Name == n {
+				return i
+			}
+		}
+		return len(f.Ops)
+	}
+	for n, o := range s.Ops {
+		if o.Count > best || o.Count == best && place(n) < place(op) {
+			best, op = o.Count, n
+		}
+	}
+	return op
+}
+
+// mainFigure is a step's main figure: the workload's rate column of its main op type in the
+// base (or the first run that has the step), else that op type's rate.
+func mainFigure(runs []Run, base int, step string) (name string, better archive.Direction, value func(archive.Step) (float64, bool)) {
+	order := append([]int{base}, seqExcept(len(runs), base)...)
+	op := ""
+	for _, i := range order {
+		if s, ok := findStep(runs[i], step); ok {
+			if op = mainOp(s, runs[i].Meta.Figures); op != "" {
+				break
+			}
+		}
+	}
+	if op == "" {
+		return "", "", nil
+	}
+	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Key == "" }) {
+		if c.Op == op && c.Stat == archive.StatPerSec {
+			return c.Name, c.Better, c.Value
+		}
+	}
+	return op + "/s", archive.HigherIsBetter, func(s archive.Step) (float64, bool) {
+		o, ok := s.Ops[op]
+		return o.PerSec, ok
+	}
+}
+
+func seqExcept(n, skip int) []int {
+	var out []int
+	for i := range n {
+		if i != skip {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// headlines are the steps' headlines of single runs: the main figure against the base's,
+// the rows of compare that changed, and compare --why's line for each run whose main figure
+// changed.
+func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(base, run Run, step string) string) []htmlHeadline {
+	others := make([]Run, 0, len(runs))
+	for _, i := range seqExcept(len(runs), base) {
+		others = append(others, runs[i])
+	}
+	rows := CompareRows(runs[base], others)
+	var out []htmlHeadline
+	for _, st := range steps {
+		fig, better, value := mainFigure(runs, base, st.Name)
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Figure: fig, Patterns: stepPatterns(runs, st.Name)}
+		if value == nil {
+			out = append(out, h)
+			continue
+		}
+		bs, bok := findStep(runs[base], st.Name)
+		bv, _ := value(bs)
+		for ri, r := range runs {
+			hv := htmlHeadValue{Run: names[ri], Color: htmlColor(ri), Text: "-"}
+			s, ok := findStep(r, st.Name)
+			v, vok := 0.0, false
+			if ok {
+				v, vok = value(s)
+			}
+			if vok {
+				hv.Text = headNum(v)
+				if ri != base && bok {
+					text, m := ratio(v, bv, better)
+					hv.Ratio, hv.Class = text+"×", htmlMarkClass(m)
+					if m != MarkNone && why != nil {
+						if line := why(runs[base], r, st.Name); line != "" {
+							h.Why = append(h.Why, names[ri]+": "+line)
+						}
+					}
+				}
+			}
+			h.Values = append(h.Values, hv)
+		}
+		for _, row := range rows {
+			if row.Step != st.Name || row.Figure == fig || row.Gate {
+				continue
+			}
+			for j, c := range row.Runs {
+				if c.Mark == "" {
+					continue
+				}
+				if len(h.Changed) == headlineChanged {
+					h.More++
+					continue
+				}
+				ri := seqExcept(len(runs), base)[j]
+				text := row.Figure + " " + c.RatioText
+				if len(runs) > 2 {
+					text = names[ri] + " " + text
+				}
+				h.Changed = append(h.Changed, htmlCell{Text: text, Class: htmlMarkClass(c.ratioMark), Title: markNames[c.ratioMark]})
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// groupHeadlines are the steps' headlines of run groups: each group's median of the main
+// figure and the figures whose difference from the base group is significant (q < FDR).
+// groups are in cmp's order (the base first), colors their first runs'.
+func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps []htmlStep) []htmlHeadline {
+	var runs []Run
+	for _, g := range groups {
+		runs = append(runs, g.Runs...)
+	}
+	var out []htmlHeadline
+	for _, st := range steps {
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Patterns: stepPatterns(runs, st.Name)}
+		fig, _, _ := mainFigure(runs, 0, st.Name)
+		h.Figure = fig + " (median)"
+		for _, row := range cmp.Rows {
+			if row.Step != st.Name {
+				continue
+			}
+			if row.Figure == fig {
+				h.Values = append(h.Values, htmlHeadValue{Run: cmp.Base, Color: colors[0], Text: headNum(row.Base.Median)})
+				for gi, c := range row.Groups {
+					hv := htmlHeadValue{Run: c.Group, Color: colors[gi+1], Text: "-"}
+					if c.Median != nil {
+						hv.Text = headNum(*c.Median)
+						hv.Ratio, hv.Class = c.RatioText+"×", htmlMarkClass(c.mark)
+						if !c.Significant && c.mark != MarkNotComparable {
+							hv.Ratio += " ~"
+						}
+					}
+					h.Values = append(h.Values, hv)
+				}
+				continue
+			}
+			for _, c := range row.Groups {
+				if !c.Significant && c.mark != MarkNotComparable {
+					continue
+				}
+				if len(h.Changed) == headlineChanged {
+					h.More++
+					continue
+				}
+				text := row.Figure + " " + c.RatioText
+				if len(row.Groups) > 1 {
+					text = c.Group + " " + text
+				}
+				h.Changed = append(h.Changed, htmlCell{Text: text, Class: htmlMarkClass(c.mark), Title: markNames[c.mark]})
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// headNum prints a headline's figure with three significant digits: 12.3k, 1.23M, 456.
+func headNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// stepPatterns are the insert patterns the runs declare for a step, index by index
+// ("pk=(nAsc:1, nRHS:1) · k1=(inf)"); "" when none is declared. Tables that share their
+// indexes' patterns are not repeated: the first run's declaration is shown.
+func stepPatterns(runs []Run, step string) string {
+	for _, r := range runs {
+		ps := r.Meta.Figures.StepPatterns(step)
+		if len(ps) == 0 {
+			continue
+		}
+		var parts []string
+		seen := map[string]bool{}
+		tables := map[string]bool{}
+		for _, p := range ps {
+			tables[p.Table] = true
+		}
+		for _, p := range ps {
+			name := p.Index
+			if len(tables) > 1 && !sameAcrossTables(ps, p) {
+				name = p.Table + "." + p.Index
+			}
+			s := name + "=(" + p.Pattern + ")"
+			if !seen[s] {
+				seen[s] = true
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " · ")
+	}
+	return ""
+}
+
+// sameAcrossTables says whether every table's index of p's name has p's pattern.
+func sameAcrossTables(ps []archive.InsertPattern, p archive.InsertPattern) bool {
+	for _, q := range ps {
+		if q.Index == p.Index && q.Pattern != p.Pattern {
+			return false
+		}
+	}
+	return true
+}
+
+// overviewPoints is about how many points a run's line of the overview has at most: its
+// seconds are averaged into bins of a whole number of seconds.
+const overviewPoints = 600
+
+// overviewChart is the first screen's chart: each run's main op rate a second over all its
+// steps, end to end on one axis (each step starting where the longest run of the step before
+// ended), on a log scale since steps count different units. Bands name the steps. Rates are
+// averaged into bins shared by all runs, so that a run's line breaks where it has no data (a
+// step shorter than another run's) instead of joining across it.
+func overviewChart(names []string, steps []string, files [][]*htmlStepFiles) *htmlChart {
+	longest := make([]float64, len(steps))
+	total := 0.0
+	for si := range steps {
+		for _, f := range files[si] {
+			if f != nil && f.intervals != nil {
+				for _, t := range f.intervals.cols["t_sec"] {
+					if t != nil {
+						longest[si] = math.Max(longest[si], *t)
+					}
+				}
+			}
+		}
+		total += longest[si]
+	}
+	bin := math.Max(1, math.Ceil(total/overviewPoints))
+	c := &htmlChart{ID: "overview", Kind: "overview", Title: "main rate per second, step after step",
+		XLabel: "seconds, steps end to end", Scales: map[string]htmlScale{"rate": {Label: "main op per second (log)", Log: true, Side: 3}}}
+	ys := make([][]*float64, len(names))
+	offset := 0.0
+	for si, step := range steps {
+		if longest[si] == 0 {
+			continue
+		}
+		n := int(math.Ceil(longest[si] / bin))
+		for k := range n {
+			c.X = append(c.X, measure.Round(offset+float64(k+1)*bin, 3))
+		}
+		for ri := range names {
+			ys[ri] = append(ys[ri], overviewBins(files[si][ri], n, bin)...)
+		}
+		c.Bands = append(c.Bands, htmlBand{Name: step, From: offset, To: offset + float64(n)*bin})
+		offset += float64(n) * bin
+	}
+	for ri, y := range ys {
+		for _, v := range y {
+			if v != nil {
+				c.Series = append(c.Series, htmlSeries{Label: names[ri], What: "main rate", Run: ri, Scale: "rate"})
+				c.Y = append(c.Y, y)
+				break
+			}
+		}
+	}
+	if len(c.X) < 2 || len(c.Series) == 0 {
+		return nil
+	}
+	return c
+}
+
+// overviewBins are a run's main rate in a step's n bins: the mean of the intervals ending in
+// each (nil for none, or a rate of 0, which a log scale cannot show).
+func overviewBins(f *htmlStepFiles, n int, bin float64) []*float64 {
+	out := make([]*float64, n)
+	if f == nil || f.intervals == nil {
+		return out
+	}
+	op := mainOp(f.summary, f.figures)
+	t, v := f.intervals.cols["t_sec"], f.intervals.cols[op+"_per_sec"]
+	sum, cnt := make([]float64, n), make([]int, n)
+	for i := range t {
+		if t[i] == nil || i >= len(v) || v[i] == nil {
+			continue
+		}
+		k := min(n-1, max(0, int(math.Floor((*t[i]-0.5)/bin)))) // by the middle of a second's interval
+		sum[k], cnt[k] = sum[k]+*v[i], cnt[k]+1
+	}
+	for k := range out {
+		if cnt[k] > 0 && sum[k] > 0 {
+			m := measure.Round(sum[k]/float64(cnt[k]), 1)
+			out[k] = &m
+		}
+	}
+	return out
+}
+
+// htmlBand is a step's stretch of the overview's axis.
+type htmlBand struct {
+	Name string  `json:"name"`
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+}
