@@ -1,0 +1,103 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/measure"
+)
+
+// TestStepPatterns: a step's declared insert patterns read index by index, the table named
+// only where two tables' indexes of one name differ; a step without any shows nothing.
+func TestStepPatterns(t *testing.T) {
+	f := archive.Figures{InsertPatterns: []archive.InsertPattern{
+		{Step: "l.i0", Table: "pi1", Index: "pk", Pattern: "nAsc:1, nRHS:1"},
+		{Step: "l.i0", Table: "pi2", Index: "pk", Pattern: "nAsc:1, nRHS:1"},
+		{Step: "l.i1", Table: "pi1", Index: "pk", Pattern: "nAsc:1, nRHS:1"},
+		{Step: "l.i1", Table: "pi1", Index: "k1", Pattern: "inf"},
+		{Step: "l.i1", Table: "pi2", Index: "k1", Pattern: "nAsc:1"},
+	}}
+	runs := []Run{{Meta: archive.Run{Figures: f}}}
+	for step, want := range map[string]string{
+		"l.i0":  "pk=(nAsc:1, nRHS:1)",
+		"l.i1":  "pk=(nAsc:1, nRHS:1) · pi1.k1=(inf) · pi2.k1=(nAsc:1)",
+		"qr100": "",
+	} {
+		if got := stepPatterns(runs, step); got != want {
+			t.Errorf("%s: %q, want %q", step, got, want)
+		}
+	}
+}
+
+// headlineRun is a run of one step whose main op inserted at rate and whose p99 was p99.
+func headlineRun(name string, rate, p99 float64) Run {
+	figs := archive.Figures{Ops: []measure.OpType{{Name: "insert", Unit: "rows"}},
+		Columns: []archive.Column{
+			{Name: "ips", Op: "insert", Stat: archive.StatPerSec, Better: archive.HigherIsBetter, Compare: true},
+			{Name: "i_p99", Op: "insert", Stat: archive.StatP99, Better: archive.LowerIsBetter, Compare: true},
+		}}
+	st := archive.Step{Step: "l.i0", Complete: true, Seconds: 10,
+		Ops: map[string]measure.OpSummary{"insert": {Count: int64(rate * 10), Statements: 10, PerSec: rate, P99Us: p99}}}
+	return Run{Path: name, Meta: archive.Run{Name: name, Workload: "insert", Figures: figs,
+		Steps: []archive.StepStatus{{Name: "l.i0", Dir: "l.i0", Complete: true}}}, Steps: []archive.Step{st}}
+}
+
+// TestHeadlines: a step's headline has the main figure of each run, the ratio marked by its
+// direction, the other figures that changed, and the why line only for a run whose main
+// figure changed.
+func TestHeadlines(t *testing.T) {
+	runs := []Run{headlineRun("a", 1000, 500), headlineRun("b", 1500, 1000), headlineRun("c", 1010, 500)}
+	asked := map[string]bool{}
+	why := func(base, run Run, step string) string {
+		asked[run.Meta.Name] = true
+		return "per op, moved most: x 2x (1 -> 2)"
+	}
+	hs := headlines(runs, []string{"a", "b", "c"}, 0, []htmlStep{{Name: "l.i0", Anchor: "step-0"}}, why)
+	if len(hs) != 1 {
+		t.Fatalf("%d headlines", len(hs))
+	}
+	h := hs[0]
+	if h.Figure != "ips" || len(h.Values) != 3 || h.Values[0].Text != "1k" || h.Values[1].Text != "1.5k" ||
+		h.Values[1].Ratio != "1.50×" || h.Values[1].Class != "better" || h.Values[2].Class != "" {
+		t.Errorf("main figure: %s %+v", h.Figure, h.Values)
+	}
+	if len(h.Changed) != 1 || h.Changed[0].Text != "b i_p99 2.00" || h.Changed[0].Class != "worse" {
+		t.Errorf("changed: %+v, want b's i_p99 2.00, worse", h.Changed)
+	}
+	if !asked["b"] || asked["c"] || len(h.Why) != 1 || !strings.HasPrefix(h.Why[0], "b: per op") {
+		t.Errorf("why asked for %v: %q", asked, h.Why)
+	}
+}
+
+// TestCrashOnlyPage: crash runs alone make a page of their section, each verdict coloured,
+// with no benchmark section.
+func TestCrashOnlyPage(t *testing.T) {
+	crash := []CrashRun{
+		{Name: "pebble-sync=false-process", Target: "pebble", Settings: "sync=false", Kill: "process", Crashes: 3,
+			CommitsPerSec: 51223, LostMin: 439, LostMedian: 969, LostMax: 2302, Suffix: 3, Verdict: "no promise: losses or failures in 3 of 3 crashes"},
+		{Name: "sqlite-x", Target: "sqlite", Settings: "synchronous=FULL", Kill: "process", Crashes: 3, Verdict: "durable: 0 lost in 3 crashes"},
+		{Name: "badger-y", Target: "badger", Settings: "SyncWrites=true", Kill: "power", Crashes: 3, LostMax: 5, Broken: true,
+			Verdict: "DURABILITY PROMISE BROKEN in 3 of 3 crashes"},
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, nil, 0, HTMLOptions{Crash: crash}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="crash"`, "439 / 969 / 2302", "3 / 0", `class="verdict better">durable: 0 lost in 3 crashes`,
+		`class="verdict worse">DURABILITY PROMISE BROKEN`, "1 broken"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the crash page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{`id="summary"`, `id="glance"`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the crash page has %s", bad)
+		}
+	}
+	if i, j := strings.Index(page, "badger"), strings.Index(page, "pebble"); i < 0 || j < i {
+		t.Errorf("rows not sorted by target")
+	}
+}
