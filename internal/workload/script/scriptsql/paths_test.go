@@ -10,6 +10,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -206,4 +207,76 @@ func sleeps(t *testing.T, tg driver.Target) int {
 		return 0
 	}
 	return 1
+}
+
+// TestMySQLPaths: on MariaDB (InnoDB) through each client path, a failed statement returns the
+// server's error number in each mode, a canceled statement no longer runs on the server, and
+// tpcb-like passes its balance check in each mode.
+func TestMySQLPaths(t *testing.T) {
+	target, ok := sqlTargets(t, "paths")["mysql-innodb"]
+	if !ok {
+		t.Skip("no MariaDB (-short)")
+	}
+	ctx := context.Background()
+	for i, path := range clientPaths {
+		t.Run(string(path), func(t *testing.T) {
+			tg, store := openPath(t, target, path)
+			c := connect(t, store)
+			for id, mode := range []script.Mode{script.ModeSimple, script.ModeExtended, script.ModePrepared} {
+				st := &script.Stmt{ID: id, Mode: mode, Text: "SELECT * FROM script_no_such_table WHERE a = ?", Params: [][]byte{[]byte("1")}}
+				if mode == script.ModeSimple {
+					st = simple("SELECT * FROM script_no_such_table", script.StoreNone)
+				}
+				var me *mysql.MySQLError
+				if _, err := c.Exec(ctx, st); !errors.As(err, &me) || me.Number != 1146 {
+					t.Errorf("%s: a missing table: %v, want error 1146", mode, err)
+				}
+				if res, err := c.Exec(ctx, simple("SELECT 7 AS n", script.StoreGset)); err != nil || len(res) != 1 || res[0].Rows[0][0] != "7" {
+					t.Errorf("%s: after the error: %q, %v; want 7", mode, res, err)
+				}
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Exec(cctx, simple("SELECT SLEEP(30) /* script_paths_sleep */", script.StoreNone))
+				done <- err
+			}()
+			running := func() string {
+				row, err := store.QueryRow(ctx, "SELECT count(*) FROM information_schema.processlist WHERE info LIKE '%script_paths_sleep%' AND id <> CONNECTION_ID()")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return row[0]
+			}
+			for deadline := time.Now().Add(time.Minute); running() == "0"; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the sleep did not start within a minute")
+				}
+			}
+			cancel()
+			if err := <-done; err == nil {
+				t.Error("the canceled statement returned no error")
+			}
+			for deadline := time.Now().Add(time.Minute); running() != "0"; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) { // KILL QUERY runs beside the statement's return
+					t.Fatal("the canceled sleep still runs on the server a minute later")
+				}
+			}
+			for j, mode := range []script.Mode{script.ModeSimple, script.ModeExtended, script.ModePrepared} {
+				cfg := script.DefaultConfig()
+				cfg.Sources = []script.Source{{Builtin: "tpcb-like", Weight: 1}}
+				cfg.Clients, cfg.Transactions, cfg.Mode, cfg.Seed, cfg.MaxTries = 3, 30, mode, uint64(10*i+j), 10
+				cfg.Steps = []string{script.StepRun}
+				if i == 0 && j == 0 {
+					cfg.Steps = []string{script.StepInit, script.StepRun}
+				}
+				if _, b, err := runOn(t, tg, cfg); err != nil {
+					t.Fatalf("%s: %v", mode, err)
+				} else if st := b.Stats(); st.Transactions+st.Failed != 90 {
+					t.Errorf("%s: %+v, want 90 transactions", mode, st)
+				}
+			}
+		})
+	}
 }

@@ -2,8 +2,8 @@
 // path (wire.Postgres on pgx's socket, pgwire.go) or, with --client-path driver, through pgx's
 // own protocol layer (pgconn); either way the simple protocol for --query-mode simple, an
 // unnamed statement for extended, a named one prepared once per connection for prepared, with
-// parameters as text with no declared type, as libpq sends them for pgbench; MySQL/MariaDB and
-// SQLite through
+// parameters as text with no declared type, as libpq sends them for pgbench; MySQL/MariaDB on
+// its lean path (wire.MySQL, mywire.go) or through database/sql, SQLite through
 // database/sql (the text as it is for simple; placeholders for extended, which the MySQL
 // driver prepares and closes per execution; a statement prepared once per connection for
 // prepared).
@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
+	"github.com/dbperf/dbperf/internal/driver/wire"
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/jackc/pgx/v5"
 )
@@ -28,7 +29,7 @@ func Bind(t driver.Target) (script.Store, bool) {
 	case *sqldriver.Postgres:
 		return &pgStore{t: tg}, true
 	case *sqldriver.MySQL:
-		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "mysql"}, true
+		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "mysql", my: tg}, true
 	case *sqldriver.SQLite:
 		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "sqlite"}, true
 	}
@@ -111,17 +112,34 @@ type dbStore struct {
 	db      *sql.DB
 	conn    func(context.Context) (*sql.Conn, error)
 	dialect string
+	my      *sqldriver.MySQL // MySQL/MariaDB: its sockets, for the lean path
 }
 
 func (s *dbStore) Dialect() string                  { return s.dialect }
 func (s *dbStore) Placeholder(int) string           { return "?" }
 func (s *dbStore) Outcome(err error) (string, bool) { return outcome(err) }
+
+// Connect opens a client's connection: on MySQL's lean path unless the target's client path
+// is the driver's (--client-path driver; TLS, a Unix socket or a proxy, which the target
+// reports as a fallback).
 func (s *dbStore) Connect(ctx context.Context) (script.Conn, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &dbConn{c: c}, nil
+	dc := &dbConn{c: c}
+	if s.my == nil {
+		return dc, nil
+	}
+	if path, _ := s.my.ClientPath(); path.Lean() {
+		sock, err := s.my.Socket(ctx, c)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		return &myWireConn{dbConn: dc, w: wire.NewMySQL(sock, path.Poll())}, nil
+	}
+	return dc, nil
 }
 
 func (s *dbStore) Exec(ctx context.Context, stmts ...string) error {
