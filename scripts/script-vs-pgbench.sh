@@ -24,6 +24,7 @@
 #   SVP_ROUNDS   rounds (default 3)
 #   SVP_MODE     query mode of both, pgbench's -M (default prepared)
 #   SVP_SCRIPTS  built-ins to compare (default "tpcb-like select-only")
+#   SVP_CLIENT_PATH  dbperf's --client-path: raw (default), netconn or driver
 #   SVP_DBPERF   the dbperf binary (default: built into $SVP_DIR)
 #   SVP_DIR      work directory (default /tmp/script-vs-pgbench)
 set -euo pipefail
@@ -36,6 +37,7 @@ secs=${SVP_SECONDS:-20}
 rounds=${SVP_ROUNDS:-3}
 mode=${SVP_MODE:-prepared}
 scripts=${SVP_SCRIPTS:-tpcb-like select-only}
+client_path=${SVP_CLIENT_PATH:-raw}
 dir=${SVP_DIR:-/tmp/script-vs-pgbench}
 mkdir -p "$dir"
 dbperf=${SVP_DBPERF:-$dir/dbperf}
@@ -64,7 +66,7 @@ run_pgbench() { # script round -> "tps cpu_us_per_tx"
 run_dbperf() { # script round -> "tps cpu_us_per_tx"
 	local out="$dir/dbperf-$1-$2"
 	rm -rf "$out"
-	"$dbperf" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
+	"$dbperf" --client-path "$client_path" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
 		--step-seconds "$secs" --target "$pg" --quiet --out "$out" >"$out.log" 2>&1
 	python3 - "$out/run/summary.json" <<'PY'
 import json, sys

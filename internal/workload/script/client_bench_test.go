@@ -21,7 +21,7 @@ func (nopStore) Connect(context.Context) (Conn, error) { return nopConn{}, nil }
 // expressions, the statements' arguments, the op bookkeeping) in each query mode, with a
 // connection that does nothing.
 func BenchmarkClientTPCB(b *testing.B) {
-	for _, mode := range []Mode{ModeSimple, ModePrepared} {
+	for _, mode := range []Mode{ModeSimple, ModeExtended, ModePrepared} {
 		b.Run(mode.String(), func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Sources = []Source{{Builtin: "tpcb-like", Weight: 1}}
