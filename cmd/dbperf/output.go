@@ -23,6 +23,7 @@ type outputFlags struct {
 	sla            []string
 	slas           []measure.SLA
 	repeat         int
+	warmup         time.Duration
 }
 
 func (o *outputFlags) add(f *pflag.FlagSet) {
@@ -31,6 +32,7 @@ func (o *outputFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&o.reference, "reference-lines", false, "print the Insert Benchmark reference's 17 tab-separated columns a second, which its scripts parse (run insert only: the other workloads' references print no lines of their own)")
 	f.DurationVar(&o.reportInterval, "report-interval", time.Second, "how often a running step prints a line (whole seconds; the archive keeps one row a second)")
 	f.IntVar(&o.repeat, "repeat", 1, "run the whole step list this many times, each from an empty database with its own seed, into one run group (see docs/repeats.md)")
+	f.DurationVar(&o.warmup, "warmup", 0, "run each step's clients this long first (e.g. 30s), archived as the step STEP-warmup and left out of the step's figures; timed steps only (see docs/open-loop.md)")
 	f.StringArrayVar(&o.sla, "sla", nil, "a response-time goal, OP:pXX<DURATION (e.g. query:p99<2ms; repeat for several): each step with that op type reports goodput and whether it was met")
 }
 
@@ -41,6 +43,9 @@ func (o *outputFlags) check() error {
 	}
 	if o.reportInterval < time.Second || o.reportInterval%time.Second != 0 {
 		return fmt.Errorf("--report-interval must be a whole number of seconds, at least 1s (got %s)", o.reportInterval)
+	}
+	if o.warmup < 0 {
+		return fmt.Errorf("--warmup must not be negative (got %s)", o.warmup)
 	}
 	if o.repeat < 1 {
 		return fmt.Errorf("--repeat must be at least 1 (got %d)", o.repeat)
@@ -72,7 +77,7 @@ func (o *outputFlags) checkOps(workload string, ops []measure.OpType) error {
 
 // apply sets the session's output from the checked flags.
 func (o *outputFlags) apply(s *session.Session) {
-	s.Live, s.ReportEvery, s.SLAs = session.LiveCompact, o.reportInterval, o.slas
+	s.Live, s.ReportEvery, s.SLAs, s.Warmup = session.LiveCompact, o.reportInterval, o.slas, o.warmup
 	switch {
 	case o.wide:
 		s.Live = session.LiveWide

@@ -287,9 +287,15 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	if err != nil {
 		return err
 	}
+	if err := workload.CheckWarmup(wl, output.warmup); err != nil {
+		return err // a step of fixed work: before the run directory exists
+	}
 	info := t.Info(ctx)
 	settings := wl.Settings()
 	recordRunOptions(t, settings)
+	if output.warmup > 0 {
+		settings["warmup_sec"] = output.warmup.Seconds()
+	}
 	mon := newMonitor(ctx, t)
 	defer sizeClientProcs(mon)()
 	dataPath := ""

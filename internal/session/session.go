@@ -33,6 +33,9 @@ type Session struct {
 	Monitor     *monitor.Monitor // samples host and DBMS each interval; nil for none
 	// SLAs are response-time goals, judged in every step that has their op type.
 	SLAs []measure.SLA
+	// Warmup, if set, runs each step's clients that long first, archived as the step
+	// NAME-warmup and left out of the step's figures (warmup.go).
+	Warmup time.Duration
 
 	done []stepLine // the steps run so far, for the closing summary
 }
@@ -70,6 +73,9 @@ func (s *Session) finish(err error) error {
 }
 
 func (s *Session) run(ctx context.Context) error {
+	if err := workload.CheckWarmup(s.Workload, s.Warmup); err != nil {
+		return err
+	}
 	for _, step := range s.Workload.Steps() {
 		if ctx.Err() != nil {
 			return interrupted(ctx)
@@ -103,26 +109,24 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		}
 		return archive.Step{}, fmt.Errorf("step %s: %w", name, err)
 	}
-	meta := &s.Dir.Meta
-	meta.Steps = append(meta.Steps, archive.StepStatus{Name: name, Dir: name})
-	status := &meta.Steps[len(meta.Steps)-1]
-	if err := s.Dir.WriteMeta(); err != nil {
-		plan.Close()
-		return archive.Step{}, err
+	var warm *warming
+	if s.Warmup > 0 {
+		if warm, err = s.startWarmup(ctx, name, plan); err != nil {
+			plan.Close()
+			return archive.Step{}, err
+		}
 	}
-	w, err := s.Dir.StartStepOpen(name, plan.Step.Ops, time.Now(), plan.Step.OpenLoop)
-	if err != nil {
-		plan.Close()
-		return archive.Step{}, err
+	var w *archive.StepWriter
+	var mon *monitor.Step
+	status := -1 // the step's index in run.json's steps
+	if warm == nil {
+		if w, mon, status, err = s.open(ctx, name, plan, time.Now()); err != nil {
+			plan.Close()
+			return archive.Step{}, err
+		}
 	}
 	ref, _ := s.Workload.(workload.ReferenceLines) // its reference's own lines, if any
 	live := newLive(s.Out, s.Live, s.ReportEvery, name, plan, ref)
-	var mon *monitor.Step
-	if s.Monitor != nil {
-		if mon, err = s.Monitor.Begin(ctx, w); err != nil {
-			fmt.Fprintf(s.Out, "   monitor: %v (the step runs without it)\n", err)
-		}
-	}
 	type slaCheck struct {
 		op    measure.Op
 		check *measure.SLACheck
@@ -144,7 +148,32 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	if mon != nil {
 		plan.Step.Begin = func(start time.Time) { mon.Start(ctx, start) }
 	}
+	if warm != nil {
+		plan.Step.Warmup = s.Warmup
+		plan.Step.WarmupEnd = func(res runner.Result) {
+			if plan.WarmupEnd != nil {
+				plan.WarmupEnd()
+			}
+			if werr := warm.end(res); werr != nil && writeErr == nil {
+				writeErr = werr
+			}
+			fmt.Fprintf(s.Out, "   warm-up done: %.1fs, %d operations, archived as %s; the step's figures start now\n",
+				res.End.Sub(res.Start).Seconds(), statements(res.Total), warm.name)
+			if w, mon, status, err = s.open(ctx, name, plan, res.End); err != nil && writeErr == nil {
+				writeErr = err
+			} else if mon != nil {
+				mon.Start(ctx, res.End)
+			}
+		}
+	}
 	plan.Step.Interval = func(iv *measure.Interval) {
+		if warm != nil && w == nil { // in the warm-up: its own files, and no more
+			if err := warm.w.Interval(iv); err != nil && writeErr == nil {
+				writeErr = err
+			}
+			live.print(iv)
+			return
+		}
 		if mon != nil {
 			mon.Tick(iv.End) // first: the monitor samples as close to the boundary as it can
 		}
@@ -159,6 +188,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	}
 	res := runner.Run(ctx, plan.Step)
 	live.finish()
+	if w == nil { // it ended in its warm-up, or its files could not be opened after it
+		return s.failedInWarmup(ctx, name, plan, warm, res, writeErr)
+	}
 
 	sum, warnings := summarize(name, plan, res)
 	for _, c := range slas {
@@ -216,7 +248,8 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		stepErr = err // Finish wrote summary.json as not complete (e.g. a full disk)
 		sum.Complete, sum.Error = false, err.Error()
 	}
-	status.Complete = sum.Complete
+	meta := &s.Dir.Meta
+	meta.Steps[status].Complete = sum.Complete
 	if err := s.Dir.WriteMeta(); err != nil && stepErr == nil {
 		stepErr = err
 	}

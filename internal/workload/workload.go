@@ -6,6 +6,9 @@ package workload
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
@@ -43,6 +46,9 @@ type StepPlan struct {
 	// Extra, if set, returns step-specific figures for summary.json once the step has run, and
 	// warnings to print with them.
 	Extra func(res runner.Result) (figures map[string]any, warnings []string)
+	// WarmupEnd, if set, is called when the step's warm-up (--warmup) ends, from the runner's
+	// goroutine while the clients run: the counts Extra's figures come from start there (Mark).
+	WarmupEnd func()
 	// Close releases the step's connections.
 	Close func() error
 }
@@ -76,4 +82,54 @@ type Tunable interface {
 // loop's: dbperf search --vary clients).
 type ClientTunable interface {
 	SetClients(n int)
+}
+
+// Warmable is a workload whose timed steps may start with a warm-up (--warmup): the step's own
+// clients run that long first, on the same arrivals, and the step's figures start after it.
+// WarmUp prepares a step for a warm-up of d (a workload whose timed step is a schedule of work,
+// as the Insert Benchmark's q steps, lengthens it by d); for a step of fixed work (a load, a
+// fixed count of operations: its length is its work) it returns one sentence saying why a
+// warm-up cannot precede it.
+type Warmable interface {
+	WarmUp(step string, d time.Duration) error
+}
+
+// CheckWarmup tells whether every step of wl can start with a warm-up of d, before anything
+// runs: one sentence naming the first that cannot.
+func CheckWarmup(wl Workload, d time.Duration) error {
+	if d == 0 {
+		return nil
+	}
+	if d < 0 {
+		return fmt.Errorf("--warmup %s is negative: give a duration such as 30s", d)
+	}
+	w, ok := wl.(Warmable)
+	if !ok {
+		return errors.New("--warmup: this workload has no timed steps to warm up")
+	}
+	for _, step := range wl.Steps() {
+		if err := w.WarmUp(step, d); err != nil {
+			return fmt.Errorf("--warmup: %w", err)
+		}
+	}
+	return nil
+}
+
+// Mark is the end of a step's warm-up as its clients see it: each keeps what it counted by
+// then apart, so that the workload's figures cover the measured part. End is called once, from
+// the runner's goroutine (StepPlan.WarmupEnd); each client asks Passed on its own goroutine
+// before an operation, and once more before the figures are computed, after the step.
+type Mark struct{ ended atomic.Bool }
+
+// End marks the warm-up as over.
+func (m *Mark) End() { m.ended.Store(true) }
+
+// Passed reports, once per client (seen is the client's own), that the warm-up is over: the
+// client then sets its counts so far aside.
+func (m *Mark) Passed(seen *bool) bool {
+	if *seen || !m.ended.Load() {
+		return false
+	}
+	*seen = true
+	return true
 }

@@ -60,6 +60,7 @@ type Bench struct {
 	store  Store
 	tables []*table
 	loaded bool // the client's table accounts are known (after l.i0, or read from the database)
+	warmup time.Duration // a q step's warm-up, which its inserts' schedule runs through (warmup.go)
 }
 
 var _ workload.Workload = (*Bench)(nil)
@@ -312,7 +313,7 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 	case p.step == "l.i2":
 		rowsPerClient = b.cfg.L1Rows / 4
 	case p.info.kind == kindQuery:
-		rowsPerClient = int64(math.Round(p.info.rate * b.cfg.QSeconds))
+		rowsPerClient = int64(math.Round(p.info.rate * (b.cfg.QSeconds + b.warmup.Seconds())))
 	}
 	s.Ops = []measure.OpType{opInsert}
 	if deletes {
@@ -360,7 +361,8 @@ func (p *planner) build(ctx context.Context) (*workload.StepPlan, error) {
 			return nil, err
 		}
 		plan.Main, plan.Read = stepQuery, stepQuery
-		plan.Extra = insertGate(p.info.rate*float64(b.cfg.shardClients()), float64(rowsPerClient)/p.info.rate)
+		// The gate judges the measured part, which follows the warm-up's share of the schedule.
+		plan.Extra = insertGate(p.info.rate*float64(b.cfg.shardClients()), float64(rowsPerClient)/p.info.rate-b.warmup.Seconds())
 	}
 	return plan, nil
 }

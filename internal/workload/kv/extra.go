@@ -11,6 +11,7 @@ import (
 // extra is the step's figures for summary.json: the reference's summary row (docs/kv.md defines
 // each column), the hit ratio of read steps, and what maintenance did.
 func (st *stepState) extra(res runner.Result) (map[string]any, []string) {
+	st.setWarmupAside()
 	threads := max(len(st.readers), len(st.writers))
 	if threads == 0 { // not run here
 		threads = st.b.cfg.Threads
@@ -36,10 +37,10 @@ func (st *stepState) extra(res runner.Result) (map[string]any, []string) {
 	}
 	var ops, found, bytes, ingest int64
 	for _, c := range mainClients {
-		ops, found, bytes = ops+c.ops, found+c.found, bytes+c.bytes
+		ops, found, bytes = ops+c.ops-c.warm.ops, found+c.found-c.warm.found, bytes+c.bytes-c.warm.bytes
 	}
 	for _, c := range append(append([]*client(nil), st.readers...), st.writers...) {
-		ingest += c.putBytes
+		ingest += c.putBytes - c.warm.putBytes
 	}
 	if st.notApp == "" && mainSecs > 0 && ops > 0 {
 		threads := float64(len(mainClients))
@@ -57,10 +58,10 @@ func (st *stepState) extra(res runner.Result) (map[string]any, []string) {
 	}
 	if len(st.writers) > 0 && st.name != OverwriteAndWait {
 		w := st.writers[0]
-		out["writer_puts"] = w.puts
+		out["writer_puts"] = w.puts - w.warm.puts
 		if secs > 0 {
-			out["writer_mb_sec"] = round(float64(w.putBytes) / bytesPerMiB / secs)
-			gate, warning := writerGate(w.putBytes, secs, st.b.cfg.WriterMBps)
+			out["writer_mb_sec"] = round(float64(w.putBytes-w.warm.putBytes) / bytesPerMiB / secs)
+			gate, warning := writerGate(w.putBytes-w.warm.putBytes, secs, st.b.cfg.WriterMBps)
 			for k, v := range gate {
 				out[k] = v
 			}

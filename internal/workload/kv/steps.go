@@ -31,6 +31,7 @@ type stepState struct {
 	// writesEnd is when overwriteandwait's overwriters stopped and its compaction wait began:
 	// its rates are over the overwrite, its engine columns over the whole step (wait included).
 	writesEnd time.Time
+	mark      workload.Mark // the warm-up's end (--warmup; warmup.go)
 }
 
 // client is one client's state. A retried operation reuses its key (attempt > 0).
@@ -51,6 +52,7 @@ type client struct {
 	valueSize    int
 	onValue      func(v []byte)
 	onBatchValue func(i int, v []byte) // adds key and value sizes of a batch to valueSize
+	warm         warmCounts            // the counts by the warm-up's end, set aside
 }
 
 func (st *stepState) newClient(i int) *client {
@@ -144,7 +146,7 @@ func (st *stepState) plan() (*workload.StepPlan, error) {
 		p.Progress = st.main
 	}
 	p.Step, p.Main = st.step, st.main
-	p.Extra = st.extra
+	p.Extra, p.WarmupEnd = st.extra, st.warmupEnd
 	return p, nil
 }
 
@@ -179,7 +181,7 @@ func (st *stepState) stream(name string, n int, limit int64, do func(c *client) 
 	for i := 0; i < n; i++ {
 		c := st.newClient(i)
 		st.readers = append(st.readers, c)
-		s.Do = append(s.Do, do(c))
+		s.Do = append(s.Do, st.afterWarmup(c, do(c)))
 	}
 	return st.b.cfg.Arrival.Apply(&st.step, s)
 }
@@ -335,7 +337,7 @@ func (st *stepState) addWriter() {
 	st.writers = append(st.writers, c)
 	perSec := cfg.WriterMBps * bytesPerMiB / float64(cfg.KeySize+cfg.ValueSize)
 	st.step.Workers = append(st.step.Workers, runner.Worker{Name: "writer", Schedule: runner.ConstantRate{PerSec: perSec},
-		Do: st.putOp(st.randomKey)(c)})
+		Do: st.afterWarmup(c, st.putOp(st.randomKey)(c))})
 }
 
 // overwriteAndWait runs overwriters for --step-seconds, then one more primary worker waits for

@@ -91,6 +91,7 @@ type requester struct {
 	nodeAd *motif
 	hist   history
 	stats  reqStats
+	warm   warmStats   // the counts when the warm-up ended, which the figures leave out
 	sum    hash.Hash64 // of every result read, for the same-results test; nil unless Config.SumResults
 
 	// The prepared operation.

@@ -173,12 +173,14 @@ func (b *Bench) planRun(ctx context.Context) (*workload.StepPlan, error) {
 		closeAll()
 		return nil, err
 	}
-	if err := b.addClients(s, clients); err != nil {
+	warm := newWarmAside(clients)
+	if err := b.addClients(s, clients, warm); err != nil {
 		closeAll()
 		return nil, err
 	}
 	plan.Close = closeAll
-	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.runFigures(clients, res) }
+	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.runFigures(clients, warm, res) }
+	plan.WarmupEnd = warm.mark.End
 	return plan, nil
 }
 

@@ -52,14 +52,15 @@ func Declaration(ops []measure.OpType) archive.Figures {
 }
 
 // runFigures are pgbench's summary counts for the step.
-func (b *Bench) runFigures(clients []*client, res runner.Result) (map[string]any, []string) {
-	var st Stats
+func (b *Bench) runFigures(clients []*client, warm *warmAside, res runner.Result) (map[string]any, []string) {
+	var whole Stats
 	for _, c := range clients {
-		st.add(c.st)
+		whole.add(c.st)
 	}
 	b.mu.Lock()
-	b.stats = st
+	b.stats = whole // the check counts every transaction, the warm-up's too
 	b.mu.Unlock()
+	st := warm.measured(clients)
 	secs := max(res.End.Sub(res.Start).Seconds(), 1e-9)
 	f := map[string]any{
 		keyTPS: measure.Round(float64(st.Transactions)/secs, 1), "transactions": st.Transactions,

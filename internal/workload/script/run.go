@@ -109,18 +109,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // addClients adds the clients to the step: through the run's arrival process, or, with
 // --per-statement (closed loop only), as workers that stop after their transactions.
-func (b *Bench) addClients(s *runner.Step, clients []*client) error {
+func (b *Bench) addClients(s *runner.Step, clients []*client, warm *warmAside) error {
 	if !b.cfg.PerStatement {
 		dos := make([]runner.DoFunc, len(clients))
 		for i, c := range clients {
-			dos[i] = c.do
+			dos[i] = warm.wrap(i, c)
 		}
 		limit := b.cfg.Transactions * int64(b.cfg.Clients)
 		return b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: limit})
 	}
 	for i, c := range clients {
 		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i), Primary: true,
-			Schedule: txSchedule{c: c, limit: b.cfg.Transactions}, Do: c.do})
+			Schedule: txSchedule{c: c, limit: b.cfg.Transactions}, Do: warm.wrap(i, c)})
 	}
 	return nil
 }

@@ -67,6 +67,8 @@ type Bench struct {
 	loaded   bool
 	notFound atomic.Int64
 	inserted atomic.Int64
+	// the counts when the run step's warm-up ended, which its figures leave out (warmup.go)
+	warmNotFound, warmInserted int64
 	zipf     *Zipfian // computed once, cloned per client
 	// seqCounter is the sequential key chooser's one counter, shared by the clients.
 	seqCounter *atomic.Int64
@@ -187,6 +189,7 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	s.Name, s.Ops, s.Duration = StepRun, Ops, b.cfg.Duration
 	b.notFound.Store(0)
 	b.inserted.Store(0)
+	b.warmNotFound, b.warmInserted = 0, 0
 	dos := make([]runner.DoFunc, len(conns))
 	for i, conn := range conns {
 		dos[i] = b.newClient(StepRun, i, conn).do
@@ -195,6 +198,7 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 		return nil, err
 	}
 	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.figures(res), nil }
+	plan.WarmupEnd = b.warmupEnd
 	return plan, nil
 }
 
@@ -218,5 +222,5 @@ func (b *Bench) figures(res runner.Result) map[string]any {
 	}
 	secs := max(res.End.Sub(res.Start).Seconds(), 1e-9)
 	return map[string]any{keyThroughput: measure.Round(float64(ops)/secs, 1), "operations": ops,
-		"not_found": b.notFound.Load(), "inserted": b.inserted.Load()}
+		"not_found": b.notFound.Load() - b.warmNotFound, "inserted": b.inserted.Load() - b.warmInserted}
 }

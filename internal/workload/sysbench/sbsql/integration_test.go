@@ -88,7 +88,7 @@ func TestTestsOnEverySQLTarget(t *testing.T) {
 // comCounters reads a MariaDB connection's own statement counters.
 func comCounters(t *testing.T, c *sql.Conn) map[string]int64 {
 	t.Helper()
-	rows, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute')")
+	rows, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute','Com_stmt_prepare')")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,8 @@ func comCounters(t *testing.T, c *sql.Conn) map[string]int64 {
 // they must be what sysbench 1.0.20 makes the same server count, observed by hand with its
 // oltp_read_write.lua and oltp_point_select.lua (docs/sysbench.md, "Beside sysbench"):
 // read_write 14 selects, 2 updates, a delete, an insert, a BEGIN and a COMMIT, all 20 through
-// COM_STMT_EXECUTE when prepared and none in simple mode; point_select one prepared select.
+// COM_STMT_EXECUTE when prepared and none in simple mode; point_select one prepared select. The
+// connection prepares what sysbench's thread_init prepares: read_write 11 statements, 1 table.
 func TestComCountersPerEvent(t *testing.T) {
 	targets := sqlTargets(t, "dbperf_sysbench_com")
 	for _, name := range []string{"mysql-innodb", "mysql-rocksdb"} {
@@ -120,11 +121,12 @@ func TestComCountersPerEvent(t *testing.T) {
 		}
 		for _, c := range []struct {
 			test, mode string
+			prepared   int64 // Com_stmt_prepare when the connection has opened
 			want       map[string]int64
 		}{
-			{"read_write", sb.QueryPrepared, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 20}},
-			{"read_write", sb.QuerySimple, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 0}},
-			{"point_select", sb.QueryPrepared, map[string]int64{"select": 1, "update": 0, "delete": 0, "insert": 0, "begin": 0, "commit": 0, "rollback": 0, "stmt_execute": 1}},
+			{"read_write", sb.QueryPrepared, 11, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 20}},
+			{"read_write", sb.QuerySimple, 0, map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1, "rollback": 0, "stmt_execute": 0}},
+			{"point_select", sb.QueryPrepared, 1, map[string]int64{"select": 1, "update": 0, "delete": 0, "insert": 0, "begin": 0, "commit": 0, "rollback": 0, "stmt_execute": 1}},
 		} {
 			t.Run(name+"/"+c.test+"/"+c.mode, func(t *testing.T) {
 				cfg := sb.DefaultConfig()
@@ -142,6 +144,9 @@ func TestComCountersPerEvent(t *testing.T) {
 				defer conn.Close()
 				raw := conn.(*myConn).c
 				before := comCounters(t, raw)
+				if before["stmt_prepare"] != c.prepared {
+					t.Errorf("the connection prepared %d statements, want %d as sysbench's", before["stmt_prepare"], c.prepared)
+				}
 				cl := b.NewClient(sb.StepRun, 0, conn)
 				const events = 200
 				for range events {
