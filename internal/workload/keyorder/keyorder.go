@@ -6,13 +6,14 @@
 // The inference is statistical and can fail. Keys are grouped into batches (one commit of one
 // source: a client, a loader's chunk), and sources whose key ranges overlap into one insert
 // point (N clients appending interleaved ids to one table are one stream). An insert point is
-// ascending when at least 75% of its consecutive batches ascend, descending when at most 25%
-// do, random otherwise (about 50%); a sample is inf when all its points are random, and an
-// error when random and sequential points mix. nAsc is the most ascending insert points active at once; an
-// ascending insert point is at the right end when 75% of its batches land above every key
-// committed before them (besides the last few of its own, which concurrent clients of one
-// stream may commit out of order); nRHS is 1 when such points carry at least half a stream's
-// share of the ascending keys.
+// ascending when at least 75% of its consecutive batches ascend (each compared with the batch
+// as many before it as the point has writers, which may commit out of order), descending when
+// at most 25% do, random otherwise (about 50%); a point of one batch tells nothing and is left
+// out. A sample is inf when all its points are random, and an error when random and sequential
+// points mix. nAsc is the most ascending insert points active at once; an ascending point is at
+// the right end when 75% of its keys land above every key committed before them (but the last
+// few batches of its own writers); nRHS is 1 when such points carry at least half a stream's
+// share of the ascending keys. nDesc and nLHS likewise.
 package keyorder
 
 import (
@@ -36,6 +37,10 @@ type Sample[K any] struct {
 	Inserts []Insert[K]
 	Before  []K
 	Compare func(a, b K) int
+	// Writers is how many writers may commit one insert point's batches out of order, when the
+	// sample cannot tell them apart as sources (rows read back from a shared table); 0: one
+	// writer per source. A batch is compared with the one that many batches before it.
+	Writers int
 }
 
 // Shares of consecutive batch pairs that ascend, and of an insert point's batches at its end,
@@ -98,6 +103,9 @@ func Infer[K any](s Sample[K]) (Result, error) {
 	res.Points = points
 	var randomKeys, total int
 	for _, p := range points {
+		if p.Pairs == 0 { // one batch: no direction to tell, and too small to matter
+			continue
+		}
 		total += p.Keys
 		if !p.Asc && !p.Desc {
 			randomKeys += p.Keys
@@ -181,7 +189,7 @@ func merge[K any](s Sample[K], batches []batch[K]) ([]Point, []batch[K]) {
 		points[p].Sources = append(points[p].Sources, sp.source)
 		pointOf[sp.source] = p
 	}
-	last := make([]*batch[K], len(points))
+	history := make([][]*batch[K], len(points))
 	asc := make([]int, len(points))
 	for i := range batches {
 		b := &batches[i]
@@ -192,8 +200,9 @@ func merge[K any](s Sample[K], batches []batch[K]) ([]Point, []batch[K]) {
 		}
 		p.Keys += b.n
 		p.Last = b.commit
-		if prev := last[b.point]; prev != nil && prev.commit != b.commit {
-			switch c := s.Compare(prev.min, b.min); {
+		h := history[b.point]
+		if lag := s.writers(*p); len(h) >= lag && h[len(h)-lag].commit != b.commit {
+			switch c := s.Compare(h[len(h)-lag].min, b.min); {
 			case c < 0:
 				asc[b.point]++
 				p.Pairs++
@@ -201,7 +210,7 @@ func merge[K any](s Sample[K], batches []batch[K]) ([]Point, []batch[K]) {
 				p.Pairs++
 			}
 		}
-		last[b.point] = b
+		history[b.point] = append(h, b)
 	}
 	for i := range points {
 		p := &points[i]
@@ -214,9 +223,12 @@ func merge[K any](s Sample[K], batches []batch[K]) ([]Point, []batch[K]) {
 	return points, batches
 }
 
+// writers is how many writers may commit a point's batches out of order.
+func (s Sample[K]) writers(p Point) int { return max(s.Writers, len(p.Sources), 1) }
+
 // ends measures how much of each point's keys land beyond every key committed before them: the
 // keys before the step, the other points' batches, and the point's own batches but its last
-// few (as many as it has sources less one, which may commit out of order).
+// few (as many as it has writers less one, which may commit out of order).
 func ends[K any](s Sample[K], batches []batch[K], points []Point) {
 	type bound struct {
 		set      bool
@@ -250,7 +262,7 @@ func ends[K any](s Sample[K], batches []batch[K], points []Point) {
 			left[b.point] += b.n
 		}
 		w := append(window[b.point], i)
-		if keep := len(points[b.point].Sources) - 1; len(w) > keep {
+		if keep := s.writers(points[b.point]) - 1; len(w) > keep {
 			old := batches[w[0]]
 			widen(&seen[b.point], old.min, old.max)
 			w = w[1:]
@@ -270,7 +282,8 @@ func ends[K any](s Sample[K], batches []batch[K], points []Point) {
 	}
 }
 
-// concurrent is the most points of a kind active at one commit.
+// concurrent is the most points of a kind active at one commit; a point that ends where another
+// begins (a loader taking its next chunk within one statement) does not overlap it.
 func concurrent(points []Point, kind func(Point) bool) int {
 	type event struct {
 		at    int64
@@ -282,7 +295,7 @@ func concurrent(points []Point, kind func(Point) bool) int {
 			evs = append(evs, event{p.First, 1}, event{p.Last, -1})
 		}
 	}
-	slices.SortFunc(evs, func(a, b event) int { return cmp.Or(cmp.Compare(a.at, b.at), -cmp.Compare(a.delta, b.delta)) })
+	slices.SortFunc(evs, func(a, b event) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })
 	n, most := 0, 0
 	for _, e := range evs {
 		n += e.delta
