@@ -32,8 +32,53 @@ var (
 
 func init() { archive.Declare(Name, Declaration()) }
 
-// Figures implements workload.Workload with Declaration.
-func (b *Bench) Figures() archive.Figures { return Declaration() }
+// Figures implements workload.Workload: Declaration and the configured steps' insert patterns.
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration()
+	k, ok := b.store.(LinkKeyOrder)
+	f.InsertPatterns = b.cfg.InsertPatterns(ok && k.LinkTypeFirst())
+	return f
+}
+
+// InsertPatterns are how the configured steps insert into each table's indexes (docs/linkbench.md,
+// "Insert patterns"); linkTypeFirst says linktable's primary key leads with link_type (the SQL
+// schema's), not id1 (the key-value layout's).
+//
+// Load: each link loader fills chunks of ids in ascending id1 order, the highest chunk first,
+// so the loaders at work are as many ascending streams in every index led by id1 (a store's
+// link key, id1_type, counttable), and in a key led by link_type each makes one stream per link
+// type. When there are no more chunks than loaders they all run at once and the highest is at
+// the right end; with more, every later chunk lies below those loaded. The one node loader
+// appends ids in order. Requests: add_link and update_link write links (and counts) of id1 and
+// id2 drawn at random; add_node appends the ids of one counter (every requester's, every shard's).
+func (c Config) InsertPatterns(linkTypeFirst bool) []archive.InsertPattern {
+	chunks := newChunks(c.StartID, c.MaxID, c.ChunkIDs).count
+	loaders := int64(c.Loaders * max(c.Shards, 1))
+	streams, top := int(min(loaders, chunks)), chunks <= loaders
+	pkStreams := streams
+	if linkTypeFirst {
+		pkStreams *= LinkTypes
+	}
+	var out []archive.InsertPattern
+	for _, step := range c.Steps {
+		p := func(table, index string, s archive.Streams) {
+			out = append(out, archive.NewInsertPattern(step, table, index, s))
+		}
+		switch step {
+		case StepLoad:
+			p("linktable", "pk", archive.Ascending(pkStreams, top))
+			p("linktable", "id1_type", archive.Ascending(streams, top))
+			p("counttable", "pk", archive.Ascending(streams, top))
+			p("nodetable", "pk", archive.Ascending(1, true))
+		case StepRequest:
+			p("linktable", "pk", archive.Random)
+			p("linktable", "id1_type", archive.Random)
+			p("counttable", "pk", archive.Random)
+			p("nodetable", "pk", archive.Ascending(1, true))
+		}
+	}
+	return out
+}
 
 // Declaration is what LinkBench declares to the archive and the reports: the load's three op
 // types and the ten request types. The request step's headline is its total requests a second,

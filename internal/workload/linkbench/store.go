@@ -53,6 +53,13 @@ type Store interface {
 	ScanNodes(ctx context.Context, fn func(Node) error) error
 }
 
+// LinkKeyOrder is an optional ability of a store: whether linktable's primary key leads with
+// link_type, as the SQL schema's (link_type, id1, id2) does, rather than with id1. It decides how
+// many insert streams the load makes in it (InsertPatterns); a store without it leads with id1.
+type LinkKeyOrder interface {
+	LinkTypeFirst() bool
+}
+
 // Conn is one client's connection, used by one goroutine at a time. Each write method is one
 // transaction, as in the original; on any error it has rolled back, so the caller may retry.
 type Conn interface {

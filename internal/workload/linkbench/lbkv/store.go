@@ -19,9 +19,13 @@ type Store struct {
 }
 
 var (
-	_ lb.Store   = (*Store)(nil)
-	_ lb.Settler = (*Store)(nil)
+	_ lb.Store        = (*Store)(nil)
+	_ lb.Settler      = (*Store)(nil)
+	_ lb.LinkKeyOrder = (*Store)(nil)
 )
+
+// LinkTypeFirst implements linkbench.LinkKeyOrder: the layout's link key is (id1, link_type, id2).
+func (s *Store) LinkTypeFirst() bool { return false }
 
 // Bind returns LinkBench's store on an opened key-value target; false when t is not one.
 func Bind(t driver.Target) (lb.Store, bool) {

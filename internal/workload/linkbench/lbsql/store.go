@@ -27,8 +27,9 @@ type Store struct {
 }
 
 var (
-	_ lb.Store   = (*Store)(nil)
-	_ lb.Settler = (*Store)(nil)
+	_ lb.Store        = (*Store)(nil)
+	_ lb.LinkKeyOrder = (*Store)(nil)
+	_ lb.Settler      = (*Store)(nil)
 )
 
 // settleWith adapts a driver's settle to LinkBench's: the reference defines no settle for
@@ -120,6 +121,10 @@ func simpleOnMySQL(t driver.Target) error {
 
 // QueryMode is how the store sends statements with arguments: QuerySimple or QueryPrepared.
 func (s *Store) QueryMode() string { return s.mode }
+
+// LinkTypeFirst implements linkbench.LinkKeyOrder: linktable's primary key is the original's
+// (link_type, id1, id2).
+func (s *Store) LinkTypeFirst() bool { return true }
 
 // open opens a connection on the store's path.
 func (s *Store) open(ctx context.Context) (conn, error) { return s.openConn(ctx, s.lean) }
