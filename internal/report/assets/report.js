@@ -273,18 +273,19 @@
   }
   (data.pickers || []).forEach(picker);
 
-  // Charts follow their box's width (a rotated phone, a resized window).
+  // Charts follow their box's width (a rotated phone, a resized window, a window sized after
+  // the page was first laid out): when the body's size changes, on the next frame.
+  function fit() {
+    plots.forEach(function (p) {
+      if (!p.el.isConnected || !p.plot.root.isConnected) return;
+      var w = chartWidth(p.el);
+      if (Math.abs(w - p.plot.width) > 4) p.plot.setSize({ width: w, height: p.plot.height });
+    });
+  }
   var pending = 0;
-  window.addEventListener("resize", function () {
-    clearTimeout(pending);
-    pending = setTimeout(function () {
-      plots.forEach(function (p) {
-        if (!p.el.isConnected || !p.plot.root.isConnected) return;
-        var w = chartWidth(p.el);
-        if (Math.abs(w - p.plot.width) > 4) p.plot.setSize({ width: w, height: p.plot.height });
-      });
-    }, 100);
-  });
+  function refit() { cancelAnimationFrame(pending); pending = requestAnimationFrame(fit); }
+  if (window.ResizeObserver) new ResizeObserver(refit).observe(document.body);
+  window.addEventListener("resize", refit);
 
   // A link to a folded step unfolds it.
   function openTarget() {
