@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
@@ -14,8 +15,40 @@ const keyThroughput = "throughput_ops_sec"
 
 func init() { archive.Declare(Name, Declaration()) }
 
-// Figures implements workload.Workload with Declaration.
-func (b *Bench) Figures() archive.Figures { return Declaration() }
+// Figures implements workload.Workload: Declaration and the configured steps' insert patterns.
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration()
+	f.InsertPatterns = b.cfg.InsertPatterns()
+	return f
+}
+
+// InsertPatterns are how the configured steps insert into usertable's key (docs/ycsb.md, "Insert
+// patterns"). Every client takes its keynums from one counter (the load's keysequence, the run's
+// transactioninsertkeysequence), so together they are one stream. With insertorder=hashed the
+// keys are hashes of the keynums: random. With ordered they ascend as strings, which is the
+// keynums' order while their digits (zero-padded to zeropadding) keep one length: then at the
+// right end; across lengths "user10" sorts before "user9" and the stream runs inside the keys.
+// The run step inserts only when insertproportion > 0 (workloads d and e).
+func (c Config) InsertPatterns() []archive.InsertPattern {
+	digits := func(keynum int64) int { return max(len(strconv.FormatInt(keynum, 10)), c.ZeroPadding) }
+	pattern := func(lo, hi int64) archive.Streams {
+		if c.InsertOrder == "hashed" {
+			return archive.Random
+		}
+		return archive.Ascending(1, digits(lo) == digits(hi))
+	}
+	var out []archive.InsertPattern
+	for _, step := range c.Steps {
+		switch {
+		case step == StepLoad:
+			lo := c.InsertStart
+			out = append(out, archive.NewInsertPattern(step, "usertable", "pk", pattern(lo, lo+max(c.Count(), 1)-1)))
+		case step == StepRun && c.Insert > 0: // above every loaded key, at most operationcount
+			out = append(out, archive.NewInsertPattern(step, "usertable", "pk", pattern(c.InsertStart, c.RecordCount+c.OperationCount)))
+		}
+	}
+	return out
+}
 
 // Declaration: YCSB's overall throughput is the headline; each op type's rate, p99 (YCSB prints
 // 95th and 99th percentiles per op) and p99.9 follow.
