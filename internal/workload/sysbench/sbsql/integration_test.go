@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/testtargets"
 	sb "github.com/dbperf/dbperf/internal/workload/sysbench"
@@ -165,5 +166,72 @@ func TestComCountersPerEvent(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// pgCounters reads sbtest1's row changes from PostgreSQL's statistics, which a backend flushes
+// when it exits.
+func pgCounters(t *testing.T, pg *sqldriver.Postgres) [3]int64 {
+	t.Helper()
+	var c [3]int64
+	ctx := context.Background()
+	if _, err := pg.Admin().Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+		t.Fatal(err)
+	}
+	err := pg.Admin().QueryRow(ctx, "SELECT n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE relname = 'sbtest1'").Scan(&c[0], &c[1], &c[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestPostgresCountersPerEvent runs 200 read_write events on one PostgreSQL connection, in
+// both query modes, and reads what the server counted once the connection has closed: per event
+// one row inserted, two updated, one deleted (pg_stat_user_tables). pg_stat_database's commits
+// are no measure: every Sync of a prepare and the connection's setup count as one.
+func TestPostgresCountersPerEvent(t *testing.T) {
+	target, ok := sqlTargets(t, "dbperf_sysbench_pgstat")["postgres"]
+	if !ok {
+		t.Skip("-short without PostgreSQL")
+	}
+	for _, mode := range []string{sb.QueryPrepared, sb.QuerySimple} {
+		cfg := sb.DefaultConfig()
+		cfg.TableSize, cfg.Seed, cfg.QueryMode, cfg.Steps = 1000, 5, mode, []string{sb.StepPrepare}
+		tg := testtargets.Open(t, target)
+		b := bind(t, tg, cfg)
+		runSession(t, tg, b)
+		pg := tg.(*sqldriver.Postgres)
+		store, _ := For(tg, Options{QueryMode: mode, Used: cfg.Event().Used(), Tables: 1})
+		ctx := context.Background()
+		before := pgCounters(t, pg)
+		conn, err := store.Connect(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := b.NewClient(sb.StepRun, 0, conn)
+		const events = 200
+		for range events {
+			if err := cl.Event(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn.Close()
+		want := [3]int64{events, 2 * events, events}
+		var after [3]int64
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			after = pgCounters(t, pg)
+			if after[0]-before[0] >= events || time.Now().After(deadline) {
+				break
+			}
+		}
+		for i, name := range []string{"inserted", "updated", "deleted"} {
+			if d := after[i] - before[i]; d != want[i] {
+				t.Errorf("%s: %d rows %s in %d events, want %d", mode, d, name, events, want[i])
+			}
+		}
+		if cl.Reads != 14*events || cl.Writes != 4*events || cl.Other != 2*events {
+			t.Errorf("%s: dbperf counted %d/%d/%d reads/writes/other, want 14/4/2 per event", mode, cl.Reads, cl.Writes, cl.Other)
+		}
+		tg.Close()
 	}
 }
