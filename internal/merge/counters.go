@@ -66,11 +66,12 @@ func rowShift(s shardStep, start time.Time) int {
 	return int(math.Round(s.start.Sub(start).Seconds()))
 }
 
-// writeCounters writes the shard's counters (src, counters.csv.gz or its .partial) into the
-// merged step directory dst as counters.csv.gz, its ticks on the merged step's clock (tick) and
-// its wall clock less the shard's clock offset. A file cut short (a shard killed in the step)
-// gives the rows read before the cut.
-func writeCounters(src, dst string, tick func(float64) float64, offset time.Duration) (err error) {
+// writeCounters writes the counters of the shard's step directory srcDir (counters.csv.gz or
+// its .partial) into the merged step directory dst as counters.csv.gz, its ticks on the merged
+// step's clock (tick) and its wall clock less the shard's clock offset. A file cut short (a
+// shard killed in the step) gives the rows read before the cut.
+func writeCounters(srcDir, dst string, tick func(float64) float64, offset time.Duration) (err error) {
+	src := stepFile(srcDir, archive.CountersFile)
 	in, err := os.Open(src)
 	if err != nil {
 		return err

@@ -144,13 +144,7 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 		}
 	}
 	start, ivs, _ := alignedRows(steps, ops)
-	for o, op := range ops {
-		if !serviceWhole(op, sums, steps) {
-			for _, iv := range ivs {
-				iv.Ops[o].Service = nil
-			}
-		}
-	}
+	dropPartialService(ivs, ops, sums, steps)
 	sumStart := sums[0].Start.Add(-steps[0].offset)
 	for k, s := range sums {
 		if t := s.Start.Add(-steps[k].offset); t.Before(sumStart) {
@@ -178,7 +172,7 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 	}
 	if counters >= 0 {
 		tick := tickMap(steps[counters], start, ivs, w)
-		if err := writeCounters(stepFile(srcs[counters], archive.CountersFile), w.Dir(), tick, steps[counters].offset); err != nil {
+		if err := writeCounters(srcs[counters], w.Dir(), tick, steps[counters].offset); err != nil {
 			return archive.Step{}, fmt.Errorf("shard %d's %s: %w", shards[counters].shard.Index, archive.CountersFile, err)
 		}
 	}

@@ -89,6 +89,18 @@ func mergeOp(op string, sums []archive.Step, steps []shardStep, total *hdrPacked
 	return oi, until.Sub(start).Seconds(), found
 }
 
+// dropPartialService leaves out the merged service times of an op type that some shard
+// measured without archiving them (serviceWhole).
+func dropPartialService(ivs []*measure.Interval, ops []string, sums []archive.Step, steps []shardStep) {
+	for o, op := range ops {
+		if !serviceWhole(op, sums, steps) {
+			for _, iv := range ivs {
+				iv.Ops[o].Service = nil
+			}
+		}
+	}
+}
+
 // serviceWhole tells whether every shard that measured op's service times archived them in
 // service.hlog: a shard written before the file existed has them only as percentiles, which do
 // not add up, so the merged summary then leaves them out rather than give a part as the whole.
