@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/dbperf/dbperf/internal/counters"
@@ -12,6 +13,7 @@ import (
 func compareCmd() *cobra.Command {
 	var format, base string
 	var why bool // --why: why.go
+	var defFiles []string
 	c := &cobra.Command{
 		Use:   "compare --base RUN RUN...",
 		Short: "Each figure of each step relative to a base run, from run directories",
@@ -60,10 +62,17 @@ the table; docs/repeats.md explains the statistics.`,
 			if len(others) == 0 {
 				return errors.New("compare needs at least one RUN besides the base")
 			}
+			defs, err := whyDefs(why, f, defFiles)
+			if err != nil {
+				return err
+			}
 			if groups, ok, err := loadGroups(append([]string{base}, others...)); err != nil {
 				return err
 			} else if ok {
-				return report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f)
+				if err := report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f); err != nil || !why {
+					return err
+				}
+				return whyGroups(c.OutOrStdout(), groups, defs)
 			}
 			b, err := loadRuns([]string{base})
 			if err != nil {
@@ -76,11 +85,35 @@ the table; docs/repeats.md explains the statistics.`,
 			if err := report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f); err != nil || !why {
 				return err
 			}
-			return writeWhy(c.OutOrStdout(), base, others, counters.Vitals())
+			return whyRuns(c.OutOrStdout(), base, others, defs)
 		},
 	}
 	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")
 	c.Flags().StringVar(&format, "format", "text", formatHelp)
-	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed by 5% or more: the figures per op that moved most (docs/counters.md)")
+	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed significantly (runs: by 5% or more and beyond the step's per-second noise; groups: the group test): the figures per op that moved most (docs/counters.md)")
+	c.Flags().StringArrayVar(&defFiles, "defs", nil, "with --why: a file of counter definitions ranked besides the vital signs (repeatable; docs/counters.md)")
 	return c
+}
+
+// whyDefs are the definitions --why ranks: the vital signs and the --defs files'. --why
+// prints text, so it goes with the text and markdown formats only.
+func whyDefs(why bool, f report.Format, files []string) ([]*counters.Def, error) {
+	if !why {
+		if len(files) > 0 {
+			return nil, errors.New("--defs is read by --why: add --why, or drop --defs")
+		}
+		return nil, nil
+	}
+	if f == report.FormatJSON || f == report.FormatTSV {
+		return nil, fmt.Errorf("--why prints text after the table: use --format text or markdown (got %s)", f)
+	}
+	defs := counters.Vitals()
+	for _, file := range files {
+		d, err := counters.ParseFile(file)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, d...)
+	}
+	return defs, nil
 }

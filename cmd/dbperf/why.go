@@ -4,191 +4,176 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/counters"
+	"github.com/dbperf/dbperf/internal/report"
 )
 
-// compare --why: for each step whose main op's rate changed by 5% or more against the base,
-// one line naming the figures per op that moved most, and a table beneath it, top down:
-// throughput; the host's CPU per op (all, user, system; the DBMS's processes and dbperf's);
-// IO per op; context switches per op; then the DBMS's vital signs and every counter per op,
-// ranked by how much they changed. It names counters, never a cause.
+// compare --why: for each step of the base whose main op's rate changed significantly, the
+// explanation internal/counters builds (counters.ExplainRuns, ExplainGroups): one line naming
+// the figures per op that moved most, and a table beneath it, top down. Steps whose rate moved
+// by compare's threshold but not significantly get their line alone, ending "not explained".
 
-// whyThreshold is the change of the main op's rate that makes a step explained: compare's
-// own mark threshold.
-const whyThreshold = 0.05
-
-// whyTop is how many of the DBMS's figures the table shows.
-const whyTop = 20
-
-// hostWhy are the table's first rows after throughput, in order (vitals.conf's [*] section).
-var hostWhy = []string{"cpu_us_per_op", "cpu_user_us_per_op", "cpu_sys_us_per_op", "dbms_cpu_us_per_op",
-	"client_cpu_us_per_op", "read_kb_per_op", "write_kb_per_op", "reads_per_op", "writes_per_op", "cs_per_op"}
-
-type whyRun struct {
-	path string
-	meta archive.Run
-}
-
-func writeWhy(out io.Writer, base string, others []string, defs []*counters.Def) error {
-	load := func(p string) (whyRun, error) {
-		meta, _, err := archive.Read(p)
-		return whyRun{p, meta}, err
-	}
-	b, err := load(base)
+// whyRuns explains each run against the base, single runs.
+func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def) error {
+	bm, _, err := archive.Read(base)
 	if err != nil {
 		return err
 	}
 	for _, o := range others {
-		r, err := load(o)
+		om, _, err := archive.Read(o)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nwhy %s differs from %s (steps whose main rate changed by %.0f%% or more):\n", r.path, b.path, 100*whyThreshold)
-		explained := 0
-		for _, st := range b.meta.Steps {
-			bs, err1 := counters.LoadStep(b.path, b.meta, st.Name)
-			rs, err2 := counters.LoadStep(r.path, r.meta, st.Name)
+		fmt.Fprintf(out, "\nwhy %s differs from %s (steps whose main rate changed by %.0f%% or more and beyond the step's per-second noise):\n",
+			o, base, 100*counters.WhyThreshold)
+		var whys []*counters.Why
+		for _, st := range bm.Steps {
+			bs, err1 := counters.LoadStep(base, bm, st.Name)
+			rs, err2 := counters.LoadStep(o, om, st.Name)
 			if err1 != nil || err2 != nil || len(bs.TSec) < 2 || len(rs.TSec) < 2 {
 				continue
 			}
-			if whyStep(out, bs, rs, defs) {
-				explained++
-			}
+			whys = append(whys, counters.ExplainRuns(bs, rs, defs))
 		}
-		if explained == 0 {
-			fmt.Fprintln(out, "  no step's main rate changed by that much")
-		}
+		printWhys(out, whys)
 	}
 	return nil
 }
 
-// whyFig is one figure of both runs: per op (a running total's increase per op, a gauge's
-// mean, a definition's value).
-type whyFig struct {
-	name        string
-	base, run   float64
-	change      float64 // |log(run/base)|, with zero counted as a millionth of the other
-	vital, dbms bool
-	gauge       bool // its figure is its mean, not per op
-}
-
-func (f whyFig) ratio() string {
-	switch {
-	case f.base == 0 && f.run == 0:
-		return "="
-	case f.base == 0:
-		return "from 0"
+// whyGroups explains each group against the base group: a step's significance is the group
+// compare's (Welch on logarithms, Benjamini-Hochberg over every figure: docs/repeats.md).
+func whyGroups(out io.Writer, groups []report.Group, defs []*counters.Def) error {
+	base := groups[0]
+	cmp := report.GroupCompare(base, groups[1:])
+	if len(base.Runs) == 0 {
+		return nil
 	}
-	return fmt.Sprintf("%.3gx", f.run/f.base)
-}
-
-func change(a, b float64) float64 {
-	e := 1e-6*math.Max(math.Abs(a), math.Abs(b)) + 1e-12
-	return math.Abs(math.Log((math.Abs(b) + e) / (math.Abs(a) + e)))
-}
-
-// whyStep explains one step when its main rate changed; false when it did not.
-func whyStep(out io.Writer, bs, rs *counters.Step, defs []*counters.Def) bool {
-	op := bs.MainOp
-	if op == "" {
-		return false
-	}
-	bw, rw := bs.Whole(), rs.Whole()
-	bRate, rRate := bs.OpsRate(bw), rs.Rate("op."+op, rw)
-	if !(bRate > 0) || math.IsNaN(rRate) || math.Abs(rRate/bRate-1) < whyThreshold {
-		return false
-	}
-	rs.MainOp = op // per op means the same op type in both
-	figs := whyFigures(bs, rs, defs)
-	var moved []string
-	for _, f := range figs {
-		if f.dbms && len(moved) < 3 && f.change > math.Log(1+whyThreshold) {
-			moved = append(moved, fmt.Sprintf("%s %s (%s -> %s)", f.name, f.ratio(), num(f.base), num(f.run)))
+	for gi, g := range groups[1:] {
+		fmt.Fprintf(out, "\nwhy %s differs from %s (steps whose main rate differs beyond the noise of the repeats: q < %.2g):\n",
+			g.Path, base.Path, cmp.FDR)
+		var whys []*counters.Why
+		for _, st := range base.Runs[0].Meta.Steps {
+			bs, err := groupSteps(base, st.Name)
+			if err != nil {
+				return err
+			}
+			rs, err := groupSteps(g, st.Name)
+			if err != nil {
+				return err
+			}
+			if len(bs) == 0 || len(rs) == 0 {
+				continue
+			}
+			significant, test := groupVerdict(cmp, base.Runs[0].Meta.Figures, st.Name, bs[0].MainOp, gi)
+			whys = append(whys, counters.ExplainGroups(bs, rs, defs, significant, test))
 		}
+		printWhys(out, whys)
 	}
-	line := fmt.Sprintf("%s: %s/s %s -> %s (%.3gx)", bs.Name, op, num(bRate), num(rRate), rRate/bRate)
-	if len(moved) > 0 {
-		line += "; per op, moved most: " + strings.Join(moved, ", ")
-	}
-	fmt.Fprintln(out, line)
-	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  figure\tbase\trun\tratio\t")
-	fmt.Fprintf(tw, "  %s/s\t%s\t%s\t%.3gx\t\n", op, num(bRate), num(rRate), rRate/bRate)
-	byName := map[string]whyFig{}
-	for _, f := range figs {
-		byName[f.name] = f
-	}
-	for _, n := range hostWhy {
-		if f, ok := byName[n]; ok {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", f.name, num(f.base), num(f.run), f.ratio())
-		}
-	}
-	shown := 0
-	for _, f := range figs {
-		if !f.dbms || f.change == 0 || shown >= whyTop {
+	return nil
+}
+
+// groupSteps loads a step's counters from each repeat of a group that has them.
+func groupSteps(g report.Group, step string) ([]*counters.Step, error) {
+	var out []*counters.Step
+	for _, r := range g.Runs {
+		if !hasStep(r.Meta, step) {
 			continue
 		}
-		shown++
-		name := f.name
-		switch {
-		case f.gauge:
-			name += " (mean)"
-		case !f.vital:
-			name += " per op"
+		s, err := counters.LoadStep(r.Path, r.Meta, step)
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", name, num(f.base), num(f.run), f.ratio())
+		if len(s.TSec) >= 2 {
+			out = append(out, s)
+		}
 	}
-	tw.Flush()
-	return true
+	return out, nil
 }
 
-// whyFigures are the definitions' values and every DBMS counter per op (gauges: their
-// means) known in both runs, the DBMS's ranked by change, largest first.
-func whyFigures(bs, rs *counters.Step, defs []*counters.Def) []whyFig {
-	bw, rw := bs.Whole(), rs.Whole()
-	var figs []whyFig
-	host := map[string]bool{}
-	for _, n := range hostWhy {
-		host[n] = true
-	}
-	rv := map[string]float64{}
-	for _, f := range rs.Defined(defs, rw) {
-		rv[f.Name] = f.Value
-	}
-	for _, f := range bs.Defined(defs, bw) {
-		if v, ok := rv[f.Name]; ok && f.Name != "ops_per_sec" {
-			figs = append(figs, whyFig{name: f.Name, base: f.Value, run: v, change: change(f.Value, v), vital: true, dbms: !host[f.Name]})
+func hasStep(m archive.Run, step string) bool {
+	for _, s := range m.Steps {
+		if s.Name == step {
+			return true
 		}
 	}
-	perOp := func(s *counters.Step, w counters.Window) map[string]float64 {
-		m := map[string]float64{}
-		for _, f := range s.Counters(w, true) {
-			v := f.Value // a gauge's mean
-			if f.Kind != archive.KindGauge {
-				v = f.PerOp
+	return false
+}
+
+// groupVerdict is the group compare's verdict on the step's main rate: the row of the
+// workload's rate column of the main op, group gi's cell.
+func groupVerdict(cmp report.GroupCompareJSON, figs archive.Figures, step, op string, gi int) (bool, string) {
+	col := ""
+	for _, c := range figs.Columns {
+		if c.Key == "" && c.Op == op && c.Stat == archive.StatPerSec && c.Compare {
+			col = c.Name
+			break
+		}
+	}
+	for _, r := range cmp.Rows {
+		if r.Step != step || r.Figure != col || gi >= len(r.Groups) {
+			continue
+		}
+		c := r.Groups[gi]
+		switch {
+		case c.Mark == "not_comparable":
+			return false, col + " not comparable"
+		case c.Q == nil:
+			return false, col + " not tested"
+		}
+		return c.Significant, fmt.Sprintf("%s q = %.3g", col, *c.Q)
+	}
+	return false, "no compare figure of the " + op + " rate"
+}
+
+// printWhys prints each significant step's line and table, and the line alone of a step
+// whose rate moved by the threshold without being significant.
+func printWhys(out io.Writer, whys []*counters.Why) {
+	explained := 0
+	for _, w := range whys {
+		if w == nil {
+			continue
+		}
+		if !w.Significant {
+			if math.Abs(w.Ratio()-1) >= counters.WhyThreshold {
+				fmt.Fprintln(out, w.Line())
 			}
-			if !math.IsNaN(v) {
-				m[f.Name] = v
-			}
+			continue
 		}
-		return m
+		explained++
+		printWhy(out, w)
 	}
-	bm, rm := perOp(bs, bw), perOp(rs, rw)
-	for n, b := range bm {
-		if r, ok := rm[n]; ok && (b != 0 || r != 0) {
-			figs = append(figs, whyFig{name: n, base: b, run: r, change: change(b, r), dbms: true, gauge: bs.Kinds[n] == archive.KindGauge})
-		}
+	if explained == 0 {
+		fmt.Fprintln(out, "  no step's main rate changed significantly")
 	}
-	sort.SliceStable(figs, func(i, j int) bool {
-		if figs[i].change != figs[j].change {
-			return figs[i].change > figs[j].change
+}
+
+// printWhy prints an explanation's line and its table; "~" marks a change within the
+// repeats' spread.
+func printWhy(out io.Writer, w *counters.Why) {
+	fmt.Fprintln(out, w.Line())
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  figure\tbase\trun\tratio\t")
+	for _, r := range w.Rows {
+		mark := ""
+		if r.InNoise {
+			mark = "~"
 		}
-		return figs[i].name < figs[j].name
-	})
-	return figs
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t\n", r.Name, counters.Num(r.Base), counters.Num(r.Run), r.Ratio(), mark)
+	}
+	tw.Flush()
+}
+
+// whyStep prints one step's explanation of single runs (its line and table) when the main
+// rate changed significantly; false when it did not. report.go's headline reads its line;
+// new code can call counters.ExplainRuns and use Why.Line or Why.Moved directly.
+func whyStep(out io.Writer, bs, rs *counters.Step, defs []*counters.Def) bool {
+	w := counters.ExplainRuns(bs, rs, defs)
+	if w == nil || !w.Significant {
+		return false
+	}
+	printWhy(out, w)
+	return true
 }

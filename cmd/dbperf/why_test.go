@@ -28,7 +28,7 @@ func TestCompareWhy(t *testing.T) {
 		t.Fatalf("exit %d: %s", c.code, c.stderr)
 	}
 	why := c.stdout[strings.Index(c.stdout, "why runs/b differs from runs/a"):]
-	for _, want := range []string{"l.i1: insert/s ", "(0.5x)", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op", " per op ", "2x"} {
+	for _, want := range []string{"l.i1: insert/s ", "(0.5x, ", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op", " per op ", "2x"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("--why lacks %q:\n%s", want, why)
 		}
@@ -38,6 +38,21 @@ func TestCompareWhy(t *testing.T) {
 	}
 	if c := run(t, dir, "compare", "--base", "runs/a", "runs/a", "--why"); c.code == 0 {
 		t.Error("compare of a run with itself: exit 0")
+	}
+	// --defs: a user's definition is ranked with the vital signs; bad input is one sentence.
+	os.WriteFile(filepath.Join(dir, "mine.conf"), []byte("[*]\nmy_cs_per_op = rate(host.cs) / ops  # mine\n"), 0o644)
+	if c := run(t, dir, "compare", "--base", "runs/a", "runs/b", "--why", "--defs", "mine.conf"); c.code != 0 || !strings.Contains(c.stdout, "  my_cs_per_op ") {
+		t.Errorf("--defs: exit %d, %s\n%s", c.code, c.stderr, c.stdout)
+	}
+	for args, want := range map[string]string{
+		"--defs mine.conf":       "--defs is read by --why: add --why, or drop --defs",
+		"--why --defs nope.conf": "nope.conf: no such file",
+		"--why --format json":    "--why prints text after the table: use --format text or markdown (got json)",
+	} {
+		c := run(t, dir, append([]string{"compare", "--base", "runs/a", "runs/b"}, strings.Fields(args)...)...)
+		if c.code == 0 || !strings.Contains(c.stderr, want) {
+			t.Errorf("%s: exit %d, %q; want %q", args, c.code, c.stderr, want)
+		}
 	}
 }
 
