@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/dbperf/dbperf/internal/archive"
@@ -18,7 +19,23 @@ const (
 
 // Figures implements workload.Workload: the scripts' op types (which depend on the scripts, so
 // the declaration is in run.json, not registered by name), the load's, and the columns.
-func (b *Bench) Figures() archive.Figures { return Declaration(b.ops) }
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration(b.ops)
+	f.InsertPatterns = InsertPatterns(b.cfg.Steps, b.store.Dialect())
+	return f
+}
+
+// InsertPatterns are the insert patterns dbperf knows of the steps on a dialect (docs/script.md,
+// "Insert patterns"): the init step's one loader writes pgbench_accounts in aid order, into its
+// primary key on MySQL and SQLite, which create it with the table, while PostgreSQL adds the key
+// after the load as pgbench does. The run step declares none: the built-in scripts insert only
+// into pgbench_history, which has no index, and a user's script inserts what it says.
+func InsertPatterns(steps []string, dialect string) []archive.InsertPattern {
+	if !slices.Contains(steps, StepInit) || dialect == "postgres" {
+		return nil
+	}
+	return []archive.InsertPattern{archive.NewInsertPattern(StepInit, "pgbench_accounts", "pk", archive.Ascending(1, true))}
+}
 
 // initOps are the init step's op types: accounts rows loaded, and the vacuum and primary keys.
 var initOps = []measure.OpType{
