@@ -62,6 +62,10 @@ type Step struct {
 	// the warm-up's figures; Duration, Result and the step's books then cover what follows.
 	Warmup    time.Duration
 	WarmupEnd func(res Result)
+	// WarmupMark, if set, is called right after the warm-up's last drain, before anything else
+	// (keep it short): a workload's clients set their own counts aside from then, close to the
+	// runner's cut (an operation under way may fall on either side).
+	WarmupMark func()
 	// OpenLoop says a stream of the step arrives open loop at the run's chosen rate: the
 	// archive then keeps its arrivals, drops, backlog and lag per second.
 	OpenLoop bool
@@ -169,6 +173,9 @@ func Run(ctx context.Context, s Step) Result {
 		iv.Start, iv.End = last, now
 		for _, r := range recorders {
 			r.Drain(iv)
+		}
+		if !final && warm != nil && s.WarmupMark != nil && warm.due(now, tick) {
+			s.WarmupMark()
 		}
 		for i, p := range pools {
 			if final { // every worker has returned: what is left waiting is not started

@@ -22,7 +22,13 @@ func TestWarmupIsLeftOutOfTheStep(t *testing.T) {
 				return 1, nil
 			})
 			var warm *runner.Result
+			marks := 0
 			step := runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: 3 * time.Second, Warmup: 2 * time.Second,
+				WarmupMark: func() {
+					if warm == nil {
+						marks++
+					}
+				},
 				WarmupEnd: func(res runner.Result) { warm = &res }}
 			if open {
 				step.Pools = []runner.Pool{{Name: "querier", Arrivals: &runner.Constant{PerSec: 100}, Do: []runner.DoFunc{do}, Primary: true}}
@@ -32,6 +38,9 @@ func TestWarmupIsLeftOutOfTheStep(t *testing.T) {
 			}
 			t0 := time.Now()
 			res := runner.Run(t.Context(), step)
+			if marks != 1 {
+				t.Errorf("WarmupMark called %d times before WarmupEnd; want once", marks)
+			}
 			if !res.Complete || res.InWarmup || warm == nil {
 				t.Fatalf("Complete %v, InWarmup %v, warm-up reported %v; want a complete step after its warm-up", res.Complete, res.InWarmup, warm != nil)
 			}

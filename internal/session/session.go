@@ -149,11 +149,8 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		plan.Step.Begin = func(start time.Time) { mon.Start(ctx, start) }
 	}
 	if warm != nil {
-		plan.Step.Warmup = s.Warmup
+		plan.Step.Warmup, plan.Step.WarmupMark = s.Warmup, plan.WarmupEnd
 		plan.Step.WarmupEnd = func(res runner.Result) {
-			if plan.WarmupEnd != nil {
-				plan.WarmupEnd()
-			}
 			if werr := warm.end(res); werr != nil && writeErr == nil {
 				writeErr = werr
 			}

@@ -47,7 +47,8 @@ type StepPlan struct {
 	// warnings to print with them.
 	Extra func(res runner.Result) (figures map[string]any, warnings []string)
 	// WarmupEnd, if set, is called when the step's warm-up (--warmup) ends, from the runner's
-	// goroutine while the clients run: the counts Extra's figures come from start there (Mark).
+	// goroutine right after its cut, while the clients run: the counts Extra's figures come from
+	// start there (Mark). It must be quick.
 	WarmupEnd func()
 	// Close releases the step's connections.
 	Close func() error
