@@ -2,10 +2,17 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
+	"github.com/dbperf/dbperf/internal/crash"
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/spf13/cobra"
 )
@@ -24,7 +31,12 @@ differ between the runs (all of them folded), and a foldable section per step wi
 the throughput per second (stalls shaded), the worst latency per second, the latency
 percentile distribution (from latency.hlog), the host's CPU and disk IO, and the DBMS's memory
 and CPU beside dbperf's own. In every chart the colour is the run and the line style the op
-type; a step too short for charts over time gets a note instead. docs/reports.md describes it.
+type; a step too short for charts over time gets a note instead. Its first screen is a headline
+per step (the main figure of each run, the figures that changed, the one-line explanation of
+'compare --why') and a chart of each run's main rate over all steps; each step has a picker
+that charts any counter of its counters.csv.gz, per second or per op. Crash runs (dbperf crash)
+get a section of lost commits per setting, alone or beside benchmark runs. docs/reports.md
+describes it.
 
 Given run groups (--repeat N), the page has every run of every group, named group/rep-N, and
 first a section of the groups: medians, 95% intervals and the comparison with the base group
@@ -33,10 +45,26 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			args, crashes, err := crashRuns(args)
+			if err != nil {
+				return err
+			}
+			opts := report.HTMLOptions{Why: whyLine, Crash: crashes}
+			if len(args) == 0 {
+				var buf bytes.Buffer
+				if err := report.HTML(&buf, nil, 0, opts); err != nil {
+					return err
+				}
+				if err := archive.WriteFile(out, buf.Bytes()); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d crash runs)\n", out, len(crashes))
+				return nil
+			}
 			if groups, ok, err := loadGroups(args); err != nil {
 				return err
 			} else if ok {
-				return writeGroupReport(c, groups, base, out)
+				return writeGroupReport(c, groups, base, out, opts)
 			}
 			runs, err := loadRuns(args)
 			if err != nil {
@@ -60,7 +88,7 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 				}
 			}
 			var buf bytes.Buffer
-			if err := report.HTML(&buf, runs, baseIdx); err != nil {
+			if err := report.HTML(&buf, runs, baseIdx, opts); err != nil {
 				return err
 			}
 			if err := archive.WriteFile(out, buf.Bytes()); err != nil {
@@ -77,7 +105,7 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 
 // writeGroupReport writes the HTML report of run groups; base names the base group (its
 // directory or name), the first when empty.
-func writeGroupReport(c *cobra.Command, groups []report.Group, base, out string) error {
+func writeGroupReport(c *cobra.Command, groups []report.Group, base, out string, opts report.HTMLOptions) error {
 	baseIdx := 0
 	if base != "" {
 		baseIdx = -1
@@ -91,7 +119,7 @@ func writeGroupReport(c *cobra.Command, groups []report.Group, base, out string)
 		}
 	}
 	var buf bytes.Buffer
-	if err := report.HTMLGroups(&buf, groups, baseIdx); err != nil {
+	if err := report.HTMLGroups(&buf, groups, baseIdx, opts); err != nil {
 		return err
 	}
 	if err := archive.WriteFile(out, buf.Bytes()); err != nil {
@@ -99,4 +127,67 @@ func writeGroupReport(c *cobra.Command, groups []report.Group, base, out string)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d run groups, base %s)\n", out, len(groups), groups[baseIdx].Path)
 	return nil
+}
+
+// crashRuns takes the crash runs (directories with crash.json, from dbperf crash) out of args
+// and reads them with the crash package, as 'dbperf crash summary' does.
+func crashRuns(args []string) (rest []string, runs []report.CrashRun, err error) {
+	var dirs []string
+	for _, a := range args {
+		if _, err := os.Stat(filepath.Join(a, "crash.json")); err == nil {
+			dirs = append(dirs, a)
+		} else if errors.Is(err, fs.ErrNotExist) {
+			rest = append(rest, a)
+		} else {
+			return nil, nil, err
+		}
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		f, err := crash.Load(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", d, err)
+		}
+		s := f.Summary
+		settings := f.Settings
+		if len(settings) == 0 {
+			settings = f.Config.Settings
+		}
+		var kv []string
+		for k, v := range settings {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		kill := f.Config.Kill
+		if f.Config.DirSync == "file" {
+			kill += " (file fsync keeps creation)"
+		}
+		runs = append(runs, report.CrashRun{Name: filepath.Base(filepath.Clean(d)), Target: f.Config.Kind, Settings: strings.Join(kv, ", "),
+			Kill: kill, Crashes: s.Crashes, CommitsPerSec: s.CommitsPerSec, LostMin: s.LostMin, LostMedian: s.LostMedian,
+			LostMax: s.LostMax, Suffix: s.Suffix, Holes: s.Holes, InFlight: s.InFlight, Corrupt: s.Corrupt, Dup: s.Duplicates,
+			FailedRecoveries: s.FailedRecoveries, RecoveryMSMedian: s.RecoveryMSMedian, LongestWindowMS: s.LongestWindowMS,
+			Verdict: s.Verdict, Broken: s.Broken})
+	}
+	return rest, runs, nil
+}
+
+// whyLine is compare --why's line for a step of run against base (counters.ExplainRuns),
+// after the main rate that the headline shows: the figures per op that moved most, or why the
+// change is not explained (within the step's per-second noise); "" when either run lacks
+// counters or the step.
+func whyLine(base, run report.Run, step string) string {
+	bs, err1 := counters.LoadStep(base.Path, base.Meta, step)
+	rs, err2 := counters.LoadStep(run.Path, run.Meta, step)
+	if err1 != nil || err2 != nil || len(bs.TSec) < 2 || len(rs.TSec) < 2 {
+		return ""
+	}
+	w := counters.ExplainRuns(bs, rs, counters.Vitals())
+	if w == nil {
+		return ""
+	}
+	if !w.Significant {
+		return "not explained (" + w.Test + ")"
+	}
+	_, moved, _ := strings.Cut(w.Line(), "; ") // the rate before it is the headline's own figure
+	return moved
 }
