@@ -40,6 +40,7 @@ type htmlHeadline struct {
 // htmlHeadValue is a run's main figure: its value and its ratio to the base's.
 type htmlHeadValue struct {
 	Run, Color, Text, Ratio, Class string
+	Named                          bool // the name is shown (a group's: no chip in the header)
 }
 
 // mainOp is the op type with the most units in a step (what per-op figures divide by), ties
@@ -181,9 +182,9 @@ func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps
 				continue
 			}
 			if row.Figure == fig {
-				h.Values = append(h.Values, htmlHeadValue{Run: cmp.Base, Color: colors[0], Text: headNum(row.Base.Median)})
+				h.Values = append(h.Values, htmlHeadValue{Run: cmp.Base, Color: colors[0], Text: headNum(row.Base.Median), Named: true})
 				for gi, c := range row.Groups {
-					hv := htmlHeadValue{Run: c.Group, Color: colors[gi+1], Text: "-"}
+					hv := htmlHeadValue{Run: c.Group, Color: colors[gi+1], Text: "-", Named: true}
 					if c.Median != nil {
 						hv.Text = headNum(*c.Median)
 						hv.Ratio, hv.Class = c.RatioText+"×", htmlMarkClass(c.mark)

@@ -75,7 +75,9 @@
           ctx.textBaseline = "top";
           for (var i = 0; i < bands.length; i++) {
             var b = bands[i];
-            var x0 = u.valToPos(b.from, "x", true), x1 = u.valToPos(b.to, "x", true);
+            var x0 = Math.max(u.valToPos(b.from, "x", true), u.bbox.left);
+            var x1 = Math.min(u.valToPos(b.to, "x", true), u.bbox.left + u.bbox.width);
+            if (x1 <= x0) continue;
             if (i % 2 === 1) {
               ctx.fillStyle = "rgba(0,0,0,0.05)";
               ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
