@@ -84,3 +84,72 @@ func halveTotals(t *testing.T, path string) {
 	w.WriteAll(rows)
 	out.Close()
 }
+
+// TestWhyBufferPool: the same read-heavy step on a private MariaDB twice, with a buffer pool
+// larger than the data (256M) and smaller (16M, the least dbperf allows), O_DIRECT in both so
+// that a miss waits for the device: compare --why explains the slower step by the buffer
+// pool's reads per op, among the first DBMS figures. YCSB's short scans (workload e, uniform)
+// of 6000 records of 4000 bytes: about 35 MB of pages. About 40 s on a busy 2-core host.
+func TestWhyBufferPool(t *testing.T) {
+	if os.Getenv("DBPERF_TEST_MYSQL") == "" {
+		if testing.Short() {
+			t.Skip("no MariaDB with -short")
+		}
+		t.Fatal("DBPERF_TEST_MYSQL is not set: run scripts/test.sh (this test starts its own MariaDB)")
+	}
+	dir, parent := t.TempDir(), dataParent(t)
+	const port = "13419"
+	var configs []string
+	for _, pool := range []string{"256M", "16M"} {
+		f := filepath.Join(parent, "pool-"+pool+".cnf")
+		os.WriteFile(f, []byte("innodb_buffer_pool_size = "+pool+"\ninnodb_flush_method = O_DIRECT\ninnodb_flush_log_at_trx_commit = 2\n"), 0o644)
+		configs = append(configs, `"`+f+`"`)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"runs": [{"server": "mariadb", "engine": "innodb", "port": `+port+`, "datadir": "`+parent+`/mdb", "configs": [`+strings.Join(configs, ", ")+`]}]}`), 0o644)
+	t.Cleanup(func() { run(t, dir, "server", "stop", "mariadb", "--datadir", parent+"/mdb") })
+	r := run(t, dir, "run", "ycsb", "--plan", plan, "--workload", "e", "--request-distribution", "uniform", "--records", "6000",
+		"--field-count", "1", "--field-length", "4000", "--step-seconds", "6", "--threads", "2", "--seed", "1", "--out", "runs/bp", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	c := run(t, dir, "compare", "--base", "runs/bp/mariadb-innodb-pool-256M.cnf", "runs/bp/mariadb-innodb-pool-16M.cnf", "--why")
+	if c.code != 0 {
+		t.Fatalf("compare: exit %d: %s", c.code, c.stderr)
+	}
+	_, why, _ := strings.Cut(c.stdout, "\nrun: scan/s ")
+	line, table, _ := strings.Cut(why, "\n")
+	if why == "" || strings.Contains(line, "not explained") {
+		t.Fatalf("the run step with a 16M buffer pool is not explained:\n%s", c.stdout)
+	}
+	host := map[string]bool{"figure": true, "scan/s": true}
+	for _, n := range []string{"cpu", "client_cpu", "dbms_cpu", "cpu_user", "cpu_sys"} {
+		host[n+"_us_per_op"] = true
+	}
+	for _, n := range []string{"reads", "read_kb", "write_kb", "writes", "cs"} {
+		host[n+"_per_op"] = true
+	}
+	rank, found := 0, false
+	for _, row := range strings.Split(table, "\n") {
+		f := strings.Fields(row)
+		if len(f) < 4 || host[f[0]] {
+			continue
+		}
+		if !strings.HasPrefix(row, "  ") {
+			break // the table's end
+		}
+		rank++
+		if f[0] == "buffer_pool_reads_per_op" {
+			found = true
+			b, _ := strconv.ParseFloat(f[1], 64)
+			r, _ := strconv.ParseFloat(f[2], 64)
+			if !(r > 2*b) {
+				t.Errorf("buffer pool reads per op did not grow: %q", row)
+			}
+			break
+		}
+	}
+	if !found || rank > 8 {
+		t.Errorf("buffer_pool_reads_per_op is not among the first 8 DBMS figures (rank %d):\n%s\n%s", rank, line, table)
+	}
+}
