@@ -67,7 +67,7 @@ else in the pod until 'dbperf k8s collect' has copied them. A command without --
 	}
 	f := c.Flags()
 	f.IntVar(&s.Shards, "shards", 0, "shards: pods, each on its own node")
-	f.StringVar(&s.Image, "image", "", "the dbperf image (deploy/Containerfile)")
+	f.StringVar(&s.Image, "image", "", "the dbperf image (deploy/Containerfile; scripts/build-image.sh builds it)")
 	f.StringVar(&s.Name, "name", "", "the Job's name, also the run's id at the rendezvous (default dbperf-WORKLOAD-SEED)")
 	f.StringVar(&s.Namespace, "namespace", "", "the Job's namespace")
 	f.StringVar(&s.Secret, "secret", "", "the Secret holding the target's password under the key password")
