@@ -49,7 +49,7 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 			if err != nil {
 				return err
 			}
-			opts := report.HTMLOptions{Why: whyLine, Crash: crashes}
+			opts := report.HTMLOptions{Why: whyLine, WhyGroup: whyGroupLine, Crash: crashes}
 			if len(args) == 0 {
 				var buf bytes.Buffer
 				if err := report.HTML(&buf, nil, 0, opts); err != nil {
@@ -189,5 +189,21 @@ func whyLine(base, run report.Run, step string) string {
 		return "not explained (" + w.Test + ")"
 	}
 	_, moved, _ := strings.Cut(w.Line(), "; ") // the rate before it is the headline's own figure
+	return moved
+}
+
+// whyGroupLine is whyLine for run groups (counters.ExplainGroups on every repeat's step, the
+// group compare's verdict given); "" when a group lacks the step's counters.
+func whyGroupLine(base, g report.Group, step string, significant bool, test string) string {
+	bs, err1 := groupSteps(base, step)
+	rs, err2 := groupSteps(g, step)
+	if err1 != nil || err2 != nil || len(bs) == 0 || len(rs) == 0 {
+		return ""
+	}
+	w := counters.ExplainGroups(bs, rs, counters.Vitals(), significant, test)
+	if w == nil || !w.Significant {
+		return ""
+	}
+	_, moved, _ := strings.Cut(w.Line(), "; ")
 	return moved
 }

@@ -69,7 +69,7 @@ func HTMLGroups(w io.Writer, groups []Group, base int, opts ...HTMLOptions) erro
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	o.Why = nil // compare --why explains runs; the groups' headlines name significant changes
+	o.Why = nil // the runs' headlines are replaced by the groups' (WhyGroup)
 	if base < 0 || base >= len(groups) {
 		return fmt.Errorf("base group %d out of range", base)
 	}
@@ -99,7 +99,7 @@ func HTMLGroups(w io.Writer, groups []Group, base int, opts ...HTMLOptions) erro
 	page.Groups = &htmlGroups{Base: groupName(groups[base]), Summary: GroupSummaryTable(groups)}
 	ordered := append([]Group{groups[base]}, others...)
 	cmp := GroupCompare(groups[base], others)
-	page.Headlines, page.GroupHeadlines = groupHeadlines(cmp, ordered, colors, page.Steps), true
+	page.Headlines, page.GroupHeadlines = groupHeadlines(cmp, ordered, colors, page.Steps, o.WhyGroup), true
 	if len(others) > 0 {
 		page.Groups.Compare, page.Groups.Legend = groupCompareTable(cmp), GroupCompareLegend(cmp.Tested)
 	}

@@ -19,6 +19,9 @@ type HTMLOptions struct {
 	// Why explains in one line why a run's step differs from the base's (compare --why's
 	// line); "" when it has nothing to say. Nil: no explanations.
 	Why func(base, run Run, step string) string
+	// WhyGroup is Why for run groups, given the group compare's verdict on the main figure
+	// (significant, and its test: "qps q = 0.002"); asked only for a significant change.
+	WhyGroup func(base, group Group, step string, significant bool, test string) string
 	// Crash are crash runs (dbperf crash) for the page's section of lost commits.
 	Crash []CrashRun
 }
@@ -167,7 +170,8 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 // groupHeadlines are the steps' headlines of run groups: each group's median of the main
 // figure and the figures whose difference from the base group is significant (q < FDR).
 // groups are in cmp's order (the base first), colors their first runs'.
-func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps []htmlStep) []htmlHeadline {
+func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps []htmlStep,
+	why func(base, group Group, step string, significant bool, test string) string) []htmlHeadline {
 	var runs []Run
 	for _, g := range groups {
 		runs = append(runs, g.Runs...)
@@ -190,6 +194,11 @@ func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps
 						hv.Ratio, hv.Class = c.RatioText+"×", htmlMarkClass(c.mark)
 						if !c.Significant && c.mark != MarkNotComparable {
 							hv.Ratio += " ~"
+						}
+						if c.Significant && c.Q != nil && why != nil {
+							if line := why(groups[0], groups[gi+1], st.Name, true, fmt.Sprintf("%s q = %.3g", fig, *c.Q)); line != "" {
+								h.Why = append(h.Why, c.Group+": "+line)
+							}
 						}
 					}
 					h.Values = append(h.Values, hv)

@@ -101,3 +101,34 @@ func TestCrashOnlyPage(t *testing.T) {
 		t.Errorf("rows not sorted by target")
 	}
 }
+
+// TestGroupHeadlines: a group's headline has each group's median, "~" after a ratio within
+// the repeats' noise, and the why line only for a significant change, given the compare's
+// verdict.
+func TestGroupHeadlines(t *testing.T) {
+	group := func(name string, rates ...float64) Group {
+		g := Group{Path: name}
+		for _, r := range rates {
+			g.Runs = append(g.Runs, headlineRun(name, r, 500))
+		}
+		return g
+	}
+	groups := []Group{group("a", 1000, 1010, 990, 1005), group("b", 2000, 2020, 1980, 2010), group("c", 1000, 1300, 800, 1100)}
+	cmp := GroupCompare(groups[0], groups[1:])
+	var tests []string
+	why := func(base, g Group, step string, significant bool, test string) string {
+		tests = append(tests, g.Path+": "+test)
+		return "per op, moved most: x 2x (1 -> 2)"
+	}
+	hs := groupHeadlines(cmp, groups, []string{"#1", "#2", "#3"}, []htmlStep{{Name: "l.i0"}}, why)
+	if len(hs) != 1 || len(hs[0].Values) != 3 {
+		t.Fatalf("headlines %+v", hs)
+	}
+	v := hs[0].Values
+	if v[0].Text != "1k" || v[1].Text != "2k" || v[1].Ratio != "2.00×" || v[1].Class != "better" || !strings.HasSuffix(v[2].Ratio, " ~") {
+		t.Errorf("values %+v: want medians 1k, 2k (2.00×, better) and c within the noise", v)
+	}
+	if len(tests) != 1 || !strings.HasPrefix(tests[0], "b: ips q = ") || len(hs[0].Why) != 1 || !strings.HasPrefix(hs[0].Why[0], "b: per op") {
+		t.Errorf("why asked %q, lines %q: want b's alone, with the compare's q", tests, hs[0].Why)
+	}
+}
