@@ -59,9 +59,10 @@ type Target struct {
 
 // StepStatus is a step's line in run.json.
 type StepStatus struct {
-	Name     string `json:"name"`
-	Dir      string `json:"dir"`
-	Complete bool   `json:"complete"`
+	Name     string  `json:"name"`
+	Dir      string  `json:"dir"`
+	Complete bool    `json:"complete"`
+	Faults   *Faults `json:"faults,omitempty"` // as in the step's summary.json
 }
 
 // Step is the content of a step's summary.json.
@@ -86,6 +87,8 @@ type Step struct {
 	Workload         map[string]any `json:"workload,omitempty"` // step-specific figures
 	// Host is the monitor's summary: host and DBMS figures normalized per operation.
 	Host *HostSummary `json:"host,omitempty"`
+	// Faults says what the step went through when its target failed (faults.go).
+	Faults *Faults `json:"faults,omitempty"`
 	// Hosts is a merged step's: each shard's host block and whether any was client-bound.
 	Hosts *ShardHosts `json:"hosts,omitempty"`
 	// Stalls are the seconds whose throughput dropped or whose latency exploded.

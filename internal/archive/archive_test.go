@@ -421,7 +421,7 @@ func TestReadStepsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStatus := []StepStatus{{"l.i0", "l.i0", true}, {"l.x", "l.x", true}, {"l.i1", "l.i1", false}}
+	wantStatus := []StepStatus{{Name: "l.i0", Dir: "l.i0", Complete: true}, {Name: "l.x", Dir: "l.x", Complete: true}, {Name: "l.i1", Dir: "l.i1", Complete: false}}
 	if !reflect.DeepEqual(meta.Steps, wantStatus) {
 		t.Fatalf("run.json steps = %+v, want %+v", meta.Steps, wantStatus)
 	}
