@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/dbperf/dbperf/internal/server"
 )
 
 // dbperf crash runs, prints a verdict per setting, and its summary reads the run back.
@@ -66,102 +60,4 @@ func TestCrashBrokenPromiseExitStatus(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stdout, "DURABILITY PROMISE BROKEN") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-}
-
-// What a benchmark run gets today when its server is killed mid-step (docs/reliability.md's
-// table of faults): the step stops at the first lost connection, its errors are counted by
-// kind, its partial figures are kept with "complete": false, run.json says why, exit 1. A
-// private server on its own port (never the shared test servers').
-func TestFaultServerKilledMidInsertStep(t *testing.T) {
-	faultMidStep(t, 15482, "l.i0", func(url string) []string {
-		return []string{"run", "insert", "--target", url, "--rows", "10000000", "--steps", "l.i0"}
-	})
-}
-
-// The same in LinkBench's request step.
-func TestFaultServerKilledMidLinkBenchRequests(t *testing.T) {
-	faultMidStep(t, 15483, "request", func(url string) []string {
-		return []string{"run", "linkbench", "--target", url, "--maxid", "2001", "--requests", "0", "--requests-seconds", "10m"}
-	})
-}
-
-// faultMidStep runs the command args gives (against a private PostgreSQL's database "fault"),
-// SIGKILLs the server once step has printed its first live line, and checks what the run kept.
-func faultMidStep(t *testing.T, port int, step string, args func(url string) []string) {
-	if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
-		t.Skip("PostgreSQL is not installed")
-	}
-	sdir, err := os.MkdirTemp("", "dbperf-fault-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(sdir, 0o755)
-	defer os.RemoveAll(sdir)
-	srv, err := server.New(server.Options{Kind: "postgres", DataDir: sdir, Port: port})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	url, err := srv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop(ctx)
-	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(dbperfBin, append(args(strings.TrimSuffix(url, "dbperf")+"fault"), "--out", out)...)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	var stdout strings.Builder
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	// Kill once the step has printed a live line (a row of figures under its header).
-	in, killed := false, false
-	for l := range lines {
-		stdout.WriteString(l + "\n")
-		switch {
-		case strings.HasPrefix(l, "== step "+step) || strings.HasPrefix(l, "== "+step):
-			in = true
-		case in && !killed && len(strings.Fields(l)) > 3 && strings.Trim(strings.Fields(l)[0], "0123456789.") == "":
-			if _, _, err := server.Kill(ctx, srv); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	err = cmd.Wait()
-	if _, serr := srv.Start(ctx); serr != nil { // for the deferred Stop, and to show it recovers
-		t.Fatal(serr)
-	}
-	if !killed {
-		t.Fatalf("the step never printed a live line:\n%s", stdout.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v\n%s", err, stdout.String())
-	}
-	if !strings.Contains(stdout.String(), "connection_lost") {
-		t.Errorf("errors not counted by kind:\n%s", stdout.String())
-	}
-	b, err := os.ReadFile(filepath.Join(out, "run.json"))
-	if err != nil || !strings.Contains(string(b), `"error"`) {
-		t.Errorf("run.json does not say what happened (%v)", err)
-	}
-	sum, err := os.ReadFile(filepath.Join(out, step, "summary.json"))
-	if err != nil || !strings.Contains(string(sum), `"complete": false`) {
-		t.Errorf("the partial step's figures are not kept (%v)", err)
-	}
-	t.Logf("%s", stdout.String())
 }

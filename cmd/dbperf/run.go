@@ -321,7 +321,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	if fb, ok := settings["client_path_fallback"]; ok {
 		fmt.Fprintf(w, "client path: driver, not %s: %s\n", clientPath, fb)
 	}
-	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon}
+	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon, FaultTimeout: faultTimeout}
 	output.apply(s)
 	err = s.Run(ctx)
 	sharding.finish(err)

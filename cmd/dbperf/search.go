@@ -194,7 +194,8 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", name, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
-	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: true, Monitor: mon, SLAs: slas, Live: session.LiveQuiet}
+	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: true, Monitor: mon, SLAs: slas, Live: session.LiveQuiet,
+		FaultTimeout: faultTimeout}
 	rec, err := p.Run(ctx, s, wl, w)
 	if werr := archive.WriteJSON(filepath.Join(sf.out, archive.SearchFile), rec); werr != nil && err == nil {
 		err = werr

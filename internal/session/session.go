@@ -33,6 +33,9 @@ type Session struct {
 	Monitor     *monitor.Monitor // samples host and DBMS each interval; nil for none
 	// SLAs are response-time goals, judged in every step that has their op type.
 	SLAs []measure.SLA
+	// FaultTimeout is how long a step goes on without its target, its clients redialing, before
+	// it ends (--fault-timeout); 0 ends it at the first lost connection.
+	FaultTimeout time.Duration
 	// Warmup, if set, runs each step's clients that long first, archived as the step
 	// NAME-warmup and left out of the step's figures (warmup.go).
 	Warmup time.Duration
@@ -145,6 +148,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	if plan.Step.Classify == nil {
 		plan.Step.Classify = driver.ErrorKind // error kinds in summary.json; drivers stay out of runner
 	}
+	if plan.Step.FaultTimeout = s.FaultTimeout; s.FaultTimeout > 0 && s.Dir.Meta.Settings != nil {
+		s.Dir.Meta.Settings["fault_timeout"] = s.FaultTimeout.String() // faults.go
+	}
 	if mon != nil {
 		plan.Step.Begin = func(start time.Time) { mon.Start(ctx, start) }
 	}
@@ -190,6 +196,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	}
 
 	sum, warnings := summarize(name, plan, res)
+	s.recordFaults(name, &sum, res)
 	for _, c := range slas {
 		sum.SLAs = append(sum.SLAs, c.check.Result(&res.Total.Ops[c.op], sum.Seconds))
 	}
@@ -256,6 +263,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	case ctx.Err() != nil:
 		return sum, interrupted(ctx)
 	case stepErr != nil:
+		if u := unreachable(name, stepErr); u != nil {
+			return sum, u
+		}
 		return sum, fmt.Errorf("step %s failed: %w", name, stepErr)
 	}
 	return sum, nil

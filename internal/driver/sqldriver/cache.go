@@ -54,7 +54,7 @@ func (p *Postgres) CacheInfo(ctx context.Context) (CacheInfo, error) {
 	if dir, err := p.DataDir(ctx); err == nil {
 		ci.Config = startedConfig(dir)
 	}
-	if err := p.admin.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&ci.Cache); err != nil {
+	if err := p.Admin().QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&ci.Cache); err != nil {
 		return ci, err
 	}
 	var err error

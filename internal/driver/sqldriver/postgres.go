@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
@@ -27,10 +28,11 @@ func init() {
 // Postgres is a PostgreSQL driver. It keeps one connection for DDL and checks; each client
 // role opens its own.
 type Postgres struct {
-	spec  driver.Spec
-	cfg   *pgx.ConnConfig
-	admin *pgx.Conn
-	mon   pgMonitor // the monitor's own connection (monitor.go)
+	spec    driver.Spec
+	cfg     *pgx.ConnConfig
+	admin   *pgx.Conn // through Admin, which opens it again after a loss
+	adminMu sync.Mutex
+	mon     pgMonitor // the monitor's own connection (monitor.go)
 	// path is the client path the connections take; fallback says why it is not the one asked
 	// for (driver.PathTarget).
 	path     driver.ClientPath
@@ -108,8 +110,23 @@ func (p *Postgres) Connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // Admin is the connection for DDL and checks, kept open while the target is; like any pgx
-// connection, one goroutine at a time may use it.
-func (p *Postgres) Admin() *pgx.Conn { return p.admin }
+// connection, one goroutine at a time may use it. A connection the server lost (killed and
+// started again under a run: docs/reliability.md) is replaced first: Admin pings it, a round
+// trip, as it serves no measured statement.
+func (p *Postgres) Admin() *pgx.Conn {
+	p.adminMu.Lock()
+	defer p.adminMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !p.admin.IsClosed() && (p.admin.PgConn().IsBusy() || p.admin.Ping(ctx) == nil) { // busy: in use, alive
+		return p.admin
+	}
+	if c, err := p.Connect(ctx); err == nil {
+		p.admin.Close(ctx)
+		p.admin = c
+	}
+	return p.admin // still lost: its next statement says so
+}
 
 // Dialect is PostgreSQL's: $n placeholders and double-quoted identifiers.
 func (p *Postgres) Dialect() Dialect { return PostgresDialect }
@@ -150,10 +167,10 @@ var settingsOfInterest = []string{
 // Info implements driver.Target, reading the version and settings from the server itself.
 func (p *Postgres) Info(ctx context.Context) driver.Info {
 	info := driver.Info{Kind: "postgres", Target: p.spec.String(), Engine: "PostgreSQL", Settings: map[string]any{}}
-	if err := p.admin.QueryRow(ctx, "SHOW server_version").Scan(&info.Version); err != nil {
+	if err := p.Admin().QueryRow(ctx, "SHOW server_version").Scan(&info.Version); err != nil {
 		info.Version = "unknown: " + err.Error()
 	}
-	rows, err := p.admin.Query(ctx, "SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingsOfInterest)
+	rows, err := p.Admin().Query(ctx, "SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingsOfInterest)
 	if err == nil {
 		for rows.Next() {
 			var name, setting, unit string

@@ -254,7 +254,7 @@ func (p *Postgres) Settle(ctx context.Context, tables []string, o SettleOptions)
 		return "", err
 	}
 	done := []string{fmt.Sprintf("vacuum (analyze, index_cleanup on) of %d tables in parallel in %s", len(tables), since(start))}
-	if _, err := p.admin.Exec(ctx, "CHECKPOINT"); err != nil {
+	if _, err := p.Admin().Exec(ctx, "CHECKPOINT"); err != nil {
 		done = append(done, "no checkpoint ("+err.Error()+")")
 	} else {
 		done = append(done, "checkpoint")

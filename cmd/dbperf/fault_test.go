@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/server"
+)
+
+// Runs that survive a dying server (docs/reliability.md): each test starts a private server of
+// its own (never the test command's shared ones), SIGKILLs it in the middle of a step and, but
+// in the last test, starts it again a few seconds later.
+
+// The Insert Benchmark's l.i1 (inserts and deletes) on PostgreSQL's lean path: the clients
+// reconnect, the step finishes, the check after it passes, and run.json says what happened.
+func TestFaultServerKilledMidInsertStep(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15484)
+	f.run(t, faultRun{step: "l.i1", restart: true, args: []string{"run", "insert", "--target", f.url("fault"),
+		"--steps", "l.i0,l.i1", "--l1-rows", "100000000", "--step-seconds", "8", "--fault-timeout", "45s"}})
+}
+
+// The same on MariaDB through the driver alone (--client-path driver), in a q step: the
+// inserts, the deletes and the queriers all reconnect.
+func TestFaultMariaDBKilledMidQueryStepDriverPath(t *testing.T) {
+	f := startFaultServer(t, "mariadb", 13394)
+	f.run(t, faultRun{step: "qr100", restart: true, args: []string{"run", "insert", "--target", f.url("fault"),
+		"--client-path", "driver", "--steps", "l.i0,l.x,qr100", "--q-seconds", "8", "--fault-timeout", "45s"}})
+}
+
+// LinkBench's request step on PostgreSQL: the requesters reconnect and retry, the check after
+// the step passes (allowing the writes in doubt it counted).
+func TestFaultServerKilledMidLinkBenchRequests(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15485)
+	f.run(t, faultRun{step: "request", restart: true, args: []string{"run", "linkbench", "--target", f.url("fault"),
+		"--maxid", "2001", "--requests", "0", "--requests-seconds", "8s", "--fault-timeout", "45s"}})
+}
+
+// A server that does not come back: the step ends after --fault-timeout with one sentence, its
+// partial figures kept as not complete, and the finished step before it kept whole.
+func TestFaultServerGoneEndsAfterFaultTimeout(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15486)
+	f.run(t, faultRun{step: "l.i1", args: []string{"run", "insert", "--target", f.url("fault"),
+		"--steps", "l.i0,l.i1", "--l1-rows", "100000000", "--step-seconds", "60", "--fault-timeout", "4s"}})
+}
+
+type faultServer struct {
+	srv  server.Server
+	base string // the server's URL, without a database
+	kind string
+}
+
+// startFaultServer starts a private server of kind on port in a data directory of its own.
+func startFaultServer(t *testing.T, kind string, port int) *faultServer {
+	t.Helper()
+	bin := map[string]string{"postgres": "/usr/lib/postgresql", "mariadb": "/usr/sbin/mariadbd"}[kind]
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s is not installed (%s)", kind, bin)
+	}
+	dir, err := os.MkdirTemp("", "dbperf-fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755) // the server's own user reaches it
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// Durable commits: the published configs' (synchronous_commit = off,
+	// innodb_flush_log_at_trx_commit = 2) may lose acknowledged commits when the server dies,
+	// which the check after the step then rightly reports (docs/reliability.md).
+	config := filepath.Join(dir, "durable.conf")
+	settings := map[string]string{"postgres": "shared_buffers = 128MB\nsynchronous_commit = on\n",
+		"mariadb": "innodb_buffer_pool_size = 128M\ninnodb_flush_log_at_trx_commit = 1\n"}[kind]
+	if err := os.WriteFile(config, []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Kind: kind, DataDir: filepath.Join(dir, "server"), Port: port, Config: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := srv.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop(context.Background()) })
+	return &faultServer{srv: srv, base: url[:strings.LastIndex(url, "/")+1], kind: kind}
+}
+
+// url is the target URL of database db on the server.
+func (f *faultServer) url(db string) string { return f.base + db }
+
+type faultRun struct {
+	args    []string
+	step    string // the step whose first live line kills the server
+	restart bool   // start the server again 3 s after the kill
+}
+
+// run runs r's command, kills the server in r.step and checks what the run did and kept.
+func (f *faultServer) run(t *testing.T, r faultRun) {
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(dbperfBin, append(r.args, "--out", out)...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var stdout strings.Builder
+	restarted := make(chan error, 1)
+	in, killed := false, false
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		l := sc.Text()
+		stdout.WriteString(l + "\n")
+		switch {
+		case strings.HasPrefix(l, "== step "+r.step) || strings.HasPrefix(l, "== "+r.step):
+			in = true
+		case in && !killed && liveLine(l):
+			if _, _, err := server.Kill(ctx, f.srv); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+			if r.restart {
+				go func() {
+					time.Sleep(3 * time.Second)
+					_, err := f.srv.Start(ctx)
+					restarted <- err
+				}()
+			}
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("%s", stdout.String())
+	if !killed {
+		t.Fatalf("step %s never printed a live line", r.step)
+	}
+	if r.restart {
+		if err := <-restarted; err != nil {
+			t.Fatalf("the server did not start again: %v", err)
+		}
+	} else if _, err := f.srv.Start(ctx); err != nil { // for the deferred Stop
+		t.Fatal(err)
+	}
+	meta, sum := readFaultRun(t, out, r.step)
+	if sum.Faults == nil || sum.Faults.Errors["connection_lost"] == 0 || len(sum.Faults.Unreachable) == 0 {
+		t.Fatalf("summary.json's faults %+v: want lost connections and a window without the target", sum.Faults)
+	}
+	var status *archive.StepStatus
+	for i := range meta.Steps {
+		if meta.Steps[i].Name == r.step {
+			status = &meta.Steps[i]
+		}
+	}
+	if status == nil || status.Faults == nil || status.Faults.Errors["connection_lost"] != sum.Faults.Errors["connection_lost"] {
+		t.Errorf("run.json's step %+v does not say what happened", status)
+	}
+	if meta.Settings["fault_timeout"] == nil {
+		t.Error("run.json's settings have no fault_timeout")
+	}
+	if !strings.Contains(stdout.String(), "faults: connection_lost") {
+		t.Error("the step's output has no line about its faults")
+	}
+	if r.restart {
+		if err != nil || !meta.Complete || !sum.Complete || !sum.Verified {
+			t.Fatalf("exit %v, run complete %v, step complete %v, checked %v: want the step to finish and pass its check",
+				err, meta.Complete, sum.Complete, sum.Verified)
+		}
+		if sum.Faults.Reconnects == 0 || sum.Faults.Retries == 0 || sum.Faults.Unreachable[0].End.IsZero() {
+			t.Errorf("faults %+v: want reconnects, retries and a window that ended", sum.Faults)
+		}
+		return
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1", err)
+	}
+	sentence := fmt.Sprintf("step %s ended after 4s without the target: ", r.step)
+	if !strings.Contains(stdout.String(), sentence) || !strings.HasPrefix(meta.Error, sentence) {
+		t.Errorf("want %q in the output and run.json's error (%q)", sentence, meta.Error)
+	}
+	if sum.Complete || !sum.Faults.Unreachable[len(sum.Faults.Unreachable)-1].End.IsZero() {
+		t.Errorf("the partial step: complete %v, windows %+v; want not complete, the last without an end", sum.Complete, sum.Faults.Unreachable)
+	}
+	if first := meta.Steps[0]; !first.Complete || first.Name == r.step {
+		t.Errorf("the finished step before it: %+v, want kept complete", first)
+	}
+}
+
+// liveLine tells a row of a step's figures (its first field a number) from its headers.
+func liveLine(l string) bool {
+	f := strings.Fields(l)
+	return len(f) > 3 && strings.Trim(f[0], "0123456789.") == ""
+}
+
+// readFaultRun reads run.json and step's summary.json.
+func readFaultRun(t *testing.T, out, step string) (archive.Run, archive.Step) {
+	t.Helper()
+	var meta archive.Run
+	var sum archive.Step
+	for _, f := range []struct {
+		path string
+		v    any
+	}{{filepath.Join(out, "run.json"), &meta}, {filepath.Join(out, step, "summary.json"), &sum}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, f.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return meta, sum
+}
