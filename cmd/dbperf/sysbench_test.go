@@ -28,6 +28,17 @@ func TestSysbenchCommand(t *testing.T) {
 			t.Errorf("run.json lacks %s", want)
 		}
 	}
+	// A warm-up before a timed run step on tables an earlier prepare left.
+	db := "sqlite:" + filepath.Join(dir, "sb.sqlite")
+	if r := run(t, dir, "run", "sysbench", "read_only", "--target", db, "--table-size", "200", "--steps", "prepare", "--quiet", "--out", "p"); r.code != 0 {
+		t.Fatalf("prepare: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "run", "sysbench", "read_only", "--target", db, "--table-size", "200", "--steps", "run", "--time", "1", "--warmup", "500ms", "--quiet", "--out", "w"); r.code != 0 {
+		t.Fatalf("warm-up run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w", "run", "summary.json")); err != nil {
+		t.Error(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -41,6 +52,7 @@ func TestSysbenchCommand(t *testing.T) {
 		{[]string{"run", "sysbench", "read_only", "--mysql-ignore-errors", "deadlock"}, "give error numbers"},
 		{[]string{"run", "sysbench", "read_only", "--steps", "run"}, "run prepare first"},
 		{[]string{"run", "sysbench", "read_only", "--sla", "query:p99<1ms"}, `names op type "query"`},
+		{[]string{"run", "sysbench", "read_only", "--warmup", "1s"}, "step prepare creates and loads the tables"},
 	} {
 		sub := t.TempDir()
 		r := run(t, sub, c.args...)

@@ -115,6 +115,7 @@ type Bench struct {
 	mu      sync.Mutex
 	unique  *Unique   // oltp_insert's ids with --auto-inc off, shared as sysbench's
 	clients []*Client // the last run step's
+	mark    *workload.Mark
 	loaded  bool
 }
 
@@ -207,6 +208,8 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	s := &plan.Step
 	s.Name, s.Ops, s.Duration = StepRun, Ops, b.cfg.Duration
 	b.clients = b.clients[:0]
+	b.mark = new(workload.Mark)
+	plan.WarmupEnd = b.mark.End
 	dos := make([]runner.DoFunc, len(conns))
 	for i, conn := range conns {
 		c := b.NewClient(StepRun, i, conn)

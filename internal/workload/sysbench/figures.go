@@ -53,7 +53,7 @@ func Declaration() archive.Figures {
 
 // figures are sysbench's SQL statistics and latency for a run step.
 func (b *Bench) figures(res runner.Result) map[string]any {
-	t := b.totals()
+	t := b.measured()
 	secs := max(res.End.Sub(res.Start).Seconds(), 1e-9)
 	trx := res.Total.Ops[OpTrx]
 	m := map[string]any{
