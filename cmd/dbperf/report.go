@@ -44,63 +44,66 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 (docs/repeats.md).`,
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			args, crashes, err := crashRuns(args)
-			if err != nil {
-				return err
-			}
-			opts := report.HTMLOptions{Why: whyLine, WhyGroup: whyGroupLine, Crash: crashes}
-			if len(args) == 0 {
-				var buf bytes.Buffer
-				if err := report.HTML(&buf, nil, 0, opts); err != nil {
-					return err
-				}
-				if err := archive.WriteFile(out, buf.Bytes()); err != nil {
-					return err
-				}
-				fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d crash runs)\n", out, len(crashes))
-				return nil
-			}
-			if groups, ok, err := loadGroups(args); err != nil {
-				return err
-			} else if ok {
-				return writeGroupReport(c, groups, base, out, opts)
-			}
-			runs, err := loadRuns(args)
-			if err != nil {
-				return err
-			}
-			baseIdx := 0
-			if base != "" {
-				baseIdx = -1
-				for i, r := range runs {
-					if filepath.Clean(r.Path) == filepath.Clean(base) || r.Meta.Name == base {
-						baseIdx = i
-						break
-					}
-				}
-				if baseIdx < 0 { // a base that is not among the RUNs is compared with them too
-					b, err := loadRuns([]string{base})
-					if err != nil {
-						return err
-					}
-					runs, baseIdx = append(b, runs...), 0
-				}
-			}
-			var buf bytes.Buffer
-			if err := report.HTML(&buf, runs, baseIdx, opts); err != nil {
-				return err
-			}
-			if err := archive.WriteFile(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d runs, base %s)\n", out, len(runs), runs[baseIdx].Meta.Name)
-			return nil
-		},
+		RunE:    func(c *cobra.Command, args []string) error { return writeReport(c, args, base, out) },
 	}
 	c.Flags().StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	c.Flags().StringVar(&base, "base", "", "the run the others are compared with (a RUN directory or a run's name; default the first RUN)")
 	return c
+}
+
+// writeReport writes the report of args (run directories, run groups, crash runs) to out.
+func writeReport(c *cobra.Command, args []string, base, out string) error {
+	args, crashes, err := crashRuns(args)
+	if err != nil {
+		return err
+	}
+	opts := report.HTMLOptions{Why: whyLine, WhyGroup: whyGroupLine, Crash: crashes}
+	if len(args) == 0 {
+		var buf bytes.Buffer
+		if err := report.HTML(&buf, nil, 0, opts); err != nil {
+			return err
+		}
+		if err := archive.WriteFile(out, buf.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d crash runs)\n", out, len(crashes))
+		return nil
+	}
+	if groups, ok, err := loadGroups(args); err != nil {
+		return err
+	} else if ok {
+		return writeGroupReport(c, groups, base, out, opts)
+	}
+	runs, err := loadRuns(args)
+	if err != nil {
+		return err
+	}
+	baseIdx := 0
+	if base != "" {
+		baseIdx = -1
+		for i, r := range runs {
+			if filepath.Clean(r.Path) == filepath.Clean(base) || r.Meta.Name == base {
+				baseIdx = i
+				break
+			}
+		}
+		if baseIdx < 0 { // a base that is not among the RUNs is compared with them too
+			b, err := loadRuns([]string{base})
+			if err != nil {
+				return err
+			}
+			runs, baseIdx = append(b, runs...), 0
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, runs, baseIdx, opts); err != nil {
+		return err
+	}
+	if err := archive.WriteFile(out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d runs, base %s)\n", out, len(runs), runs[baseIdx].Meta.Name)
+	return nil
 }
 
 // writeGroupReport writes the HTML report of run groups; base names the base group (its

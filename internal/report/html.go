@@ -294,49 +294,11 @@ func buildHTMLPage(runs []Run, base int, o HTMLOptions) (*htmlPage, error) {
 	stepNames := htmlStepNames(runs)
 	allFiles := make([][]*htmlStepFiles, len(stepNames))
 	for si, step := range stepNames {
-		files := make([]*htmlStepFiles, len(runs))
+		st, files, err := buildStep(runs, names, base, step, si, &data)
+		if err != nil {
+			return nil, err
+		}
 		allFiles[si] = files
-		st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si), Patterns: stepPatterns(runs, step)}
-		most := 0
-		var lasted []string
-		for ri, r := range runs {
-			f, err := readStepFiles(r, step)
-			if err != nil {
-				return nil, err
-			}
-			files[ri] = f
-			sr := htmlStepRun{Run: names[ri], Color: htmlColor(ri), Seconds: "-", OK: "-"}
-			if f != nil {
-				sr.Seconds, sr.OK = seconds(f.summary.Seconds), stepOK(f.summary)
-				if s := f.summary.Stalls; s != nil {
-					sr.Present, sr.Stalls, sr.StallSec, sr.Longest = true, s.Count, s.TotalSec, s.LongestSec
-				}
-				most = max(most, f.intervalCount())
-				lasted = append(lasted, seconds(f.summary.Seconds)+" in "+names[ri])
-			}
-			st.Runs = append(st.Runs, sr)
-		}
-		var charts []*htmlChart
-		if most >= minIntervals {
-			csteps := counterSteps(runs, step)
-			charts = timeCharts(step, si, names, files)
-			charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
-			charts = append(charts, countersChart(step, si, names, runs, base, csteps)) // html_counters.go
-			if pk := pickerData(step, si, runs, csteps); pk != nil {
-				data.Pickers = append(data.Pickers, *pk)
-				st.Picker = pk.ID
-			}
-		} else {
-			st.Note = fmt.Sprintf("This step lasted %s: fewer than %d intervals in every run, too few for charts over time. "+
-				"Its figures are in the summary; the percentile chart shows its latency distribution.", strings.Join(lasted, ", "), minIntervals)
-			charts = []*htmlChart{percentileChart(step, si, names, files)}
-		}
-		for _, c := range charts {
-			if c != nil && len(c.Series) > 0 {
-				data.Charts = append(data.Charts, *c)
-				st.Charts = append(st.Charts, c.ID)
-			}
-		}
 		p.Steps = append(p.Steps, st)
 	}
 	p.Headlines = headlines(runs, names, base, p.Steps, o.Why)
@@ -356,6 +318,54 @@ func buildHTMLPage(runs []Run, base int, o HTMLOptions) (*htmlPage, error) {
 	}
 	p.Data = template.JS(j)
 	return p, p.inlineAssets()
+}
+
+// buildStep is a step's section: each run's line, its charts and picker (added to data), and
+// the runs' step files, which the overview chart draws from too.
+func buildStep(runs []Run, names []string, base int, step string, si int, data *htmlData) (htmlStep, []*htmlStepFiles, error) {
+	files := make([]*htmlStepFiles, len(runs))
+	st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si), Patterns: stepPatterns(runs, step)}
+	most := 0
+	var lasted []string
+	for ri, r := range runs {
+		f, err := readStepFiles(r, step)
+		if err != nil {
+			return st, nil, err
+		}
+		files[ri] = f
+		sr := htmlStepRun{Run: names[ri], Color: htmlColor(ri), Seconds: "-", OK: "-"}
+		if f != nil {
+			sr.Seconds, sr.OK = seconds(f.summary.Seconds), stepOK(f.summary)
+			if s := f.summary.Stalls; s != nil {
+				sr.Present, sr.Stalls, sr.StallSec, sr.Longest = true, s.Count, s.TotalSec, s.LongestSec
+			}
+			most = max(most, f.intervalCount())
+			lasted = append(lasted, seconds(f.summary.Seconds)+" in "+names[ri])
+		}
+		st.Runs = append(st.Runs, sr)
+	}
+	var charts []*htmlChart
+	if most >= minIntervals {
+		csteps := counterSteps(runs, step)
+		charts = timeCharts(step, si, names, files)
+		charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
+		charts = append(charts, countersChart(step, si, names, runs, base, csteps)) // html_counters.go
+		if pk := pickerData(step, si, runs, csteps); pk != nil {
+			data.Pickers = append(data.Pickers, *pk)
+			st.Picker = pk.ID
+		}
+	} else {
+		st.Note = fmt.Sprintf("This step lasted %s: fewer than %d intervals in every run, too few for charts over time. "+
+			"Its figures are in the summary; the percentile chart shows its latency distribution.", strings.Join(lasted, ", "), minIntervals)
+		charts = []*htmlChart{percentileChart(step, si, names, files)}
+	}
+	for _, c := range charts {
+		if c != nil && len(c.Series) > 0 {
+			data.Charts = append(data.Charts, *c)
+			st.Charts = append(st.Charts, c.ID)
+		}
+	}
+	return st, files, nil
 }
 
 // inlineAssets reads the script, style and library into the page.

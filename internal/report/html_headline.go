@@ -37,7 +37,6 @@ type htmlHeadline struct {
 	Changed      []htmlCell // the other figures that changed, run by run: "run-b i_p99 1.80"
 	More         int        // changed figures not named
 	Why          []string   // per run compared, compare --why's line
-	Patterns     string     // how the step inserts into each index
 }
 
 // htmlHeadValue is a run's main figure: its value and its ratio to the base's.
@@ -114,7 +113,7 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 	var out []htmlHeadline
 	for _, st := range steps {
 		fig, better, value := mainFigure(runs, base, st.Name)
-		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Figure: fig, Patterns: stepPatterns(runs, st.Name)}
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Figure: fig}
 		if value == nil {
 			out = append(out, h)
 			continue
@@ -178,7 +177,7 @@ func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps
 	}
 	var out []htmlHeadline
 	for _, st := range steps {
-		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Patterns: stepPatterns(runs, st.Name)}
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor}
 		fig, _, _ := mainFigure(runs, 0, st.Name)
 		h.Figure = fig + " (median)"
 		for _, row := range cmp.Rows {
