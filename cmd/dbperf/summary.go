@@ -30,7 +30,9 @@ below 95%), the number of stalls, and three host figures (wkbpi, cpupq, client).
 --wide prints every column: all rates and latency percentiles, the client's CPU per
 operation, every host figure per operation, and provenance (target kind, DBMS version,
 start date, dbperf commit). --explain prints what each column means (with RUNs, the columns
-of those runs). docs/reports.md lists every abbreviation; --format json is described there.
+of those runs) and how each write step inserts into each index (with RUNs, theirs; without,
+each workload's default configuration's). docs/reports.md lists every abbreviation; --format
+json is described there.
 
 Given run groups (--repeat N), it prints per group, step and figure the number of runs, the
 median, a 95% confidence interval and the coefficient of variation (docs/repeats.md).`,
@@ -42,6 +44,16 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 			f, err := report.ParseFormat(format)
 			if err != nil {
 				return err
+			}
+			if crashes, rest := splitCrashRuns(args); len(crashes) > 0 { // dbperf crash's runs: crash.go
+				if f != report.FormatText && f != report.FormatMarkdown {
+					return fmt.Errorf("crash runs print as text or markdown, not %s (dbperf crash summary reads them too)", f)
+				}
+				if err := writeCrashSummary(c.OutOrStdout(), crashes, string(f)); err != nil || len(rest) == 0 {
+					return err
+				}
+				fmt.Fprintln(c.OutOrStdout())
+				args = rest
 			}
 			groups, isGroup, err := loadGroups(args)
 			if err != nil {
@@ -72,6 +84,7 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				return report.WriteTable(out, t, f)
 			}
 			if explain {
+				given := runs // the insert patterns of these, or the workloads' defaults
 				if len(runs) == 0 {
 					for _, d := range declarations() {
 						runs = append(runs, report.Run{Meta: archive.Run{Figures: d}})
@@ -80,7 +93,10 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				if f == report.FormatText {
 					fmt.Fprint(out, report.ExplainNote+"\n")
 				}
-				return report.WriteTable(out, report.ExplainTable(runs), f)
+				if err := report.WriteTable(out, report.ExplainTable(runs), f); err != nil || f != report.FormatText {
+					return err
+				}
+				return writeInsertPatterns(out, given)
 			}
 			if len(runs) == 0 {
 				return fmt.Errorf("summary needs at least one RUN directory (or --explain)")
