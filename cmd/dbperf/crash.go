@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -146,24 +149,44 @@ func crashSummaryCmd() *cobra.Command {
 			if format != "text" && format != "markdown" {
 				return fmt.Errorf("--format must be text or markdown (got %q)", format)
 			}
-			sort.Strings(dirs)
-			var files []crash.File
-			for _, d := range dirs {
-				f, err := crash.Load(d)
-				if err != nil {
-					return fmt.Errorf("%s: %w", d, err)
-				}
-				files = append(files, f)
-			}
-			if format == "markdown" {
-				crash.WriteMarkdown(c.OutOrStdout(), files)
-				return nil
-			}
-			return crash.WriteTable(c.OutOrStdout(), dirs, files)
+			return writeCrashSummary(c.OutOrStdout(), dirs, format)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "text (aligned columns) or markdown (docs/reliability.md's table)")
 	return c
+}
+
+// writeCrashSummary prints crash runs' lines, as text or markdown, in the order of their names.
+func writeCrashSummary(w io.Writer, dirs []string, format string) error {
+	dirs = slices.Clone(dirs)
+	sort.Strings(dirs)
+	var files []crash.File
+	for _, d := range dirs {
+		f, err := crash.Load(d)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+		files = append(files, f)
+	}
+	if format == "markdown" {
+		crash.WriteMarkdown(w, files)
+		return nil
+	}
+	return crash.WriteTable(w, dirs, files)
+}
+
+// splitCrashRuns splits paths into crash runs (dbperf crash's directories: crash.json, no run.json)
+// and the rest, so that dbperf summary reads both.
+func splitCrashRuns(paths []string) (crashes, rest []string) {
+	for _, p := range paths {
+		_, runErr := os.Stat(filepath.Join(p, "run.json"))
+		if _, err := os.Stat(filepath.Join(p, "crash.json")); err == nil && runErr != nil {
+			crashes = append(crashes, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return crashes, rest
 }
 
 // crashTableCmd runs every setting of docs/reliability.md's table.

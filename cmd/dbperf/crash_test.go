@@ -23,6 +23,25 @@ func TestCrashCommand(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "| target |") {
 		t.Fatalf("markdown summary: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// Plain dbperf summary prints crash runs as dbperf crash summary does, beside benchmark
+	// runs, and refuses a format the crash table has not in one sentence.
+	crashLines := run(t, dir, "crash", "summary", out).stdout
+	r = run(t, dir, "summary", out)
+	if r.code != 0 || r.stdout != crashLines {
+		t.Fatalf("summary of a crash run: exit %d\n%s\n%s\nwant\n%s", r.code, r.stdout, r.stderr, crashLines)
+	}
+	bench := filepath.Join(dir, "bench")
+	if r = run(t, dir, "run", "insert", "--steps", "l.i0", "--rows", "100", "--out", bench); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	r = run(t, dir, "summary", out, bench)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, crashLines) || !strings.Contains(r.stdout, "l.i0") {
+		t.Fatalf("summary of a crash run and a run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "summary", "--format", "json", out)
+	if r.code == 0 || !strings.Contains(r.stderr, "crash runs print as text or markdown, not json") {
+		t.Fatalf("summary --format json of a crash run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // Bad input gets one sentence and a non-zero exit, before anything runs.
