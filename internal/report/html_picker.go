@@ -71,37 +71,49 @@ func pickerData(step string, si int, runs []Run, steps []*counters.Step) *picker
 	if len(p.Runs) == 0 {
 		return nil
 	}
-	p.Default = pickerDefault(step, runs, steps, p.Runs[0])
+	p.Default = pickerDefault(step, runs, steps, p.Runs)
 	return p
 }
 
 // pickerDefault is the counter the picker draws first: the DBMS counter that moved most in
-// the first stall of the first run with counters, else the running total whose increase a
-// second varied most ((max - min) / median).
-func pickerDefault(step string, runs []Run, steps []*counters.Step, first pickerRun) string {
-	s := steps[first.Run]
-	if st, ok := findStep(runs[first.Run], step); ok && st.Stalls != nil {
-		if ws := s.StallWindows(st.Stalls); len(ws) > 0 {
-			for _, m := range s.Movers(ws[0], 20, counters.Vitals()) {
-				if _, ok := first.Counters[m.Name]; ok {
-					return m.Name
+// the first stall of a run (the first run with counters that had one), else the running total
+// whose increase a second varied most ((max - min) / median) in any run, else the first name.
+func pickerDefault(step string, runs []Run, steps []*counters.Step, prs []pickerRun) string {
+	for _, pr := range prs {
+		s := steps[pr.Run]
+		if st, ok := findStep(runs[pr.Run], step); ok && st.Stalls != nil {
+			if ws := s.StallWindows(st.Stalls); len(ws) > 0 {
+				for _, m := range s.Movers(ws[0], 20, counters.Vitals()) {
+					if _, ok := pr.Counters[m.Name]; ok {
+						return m.Name
+					}
 				}
 			}
 		}
 	}
-	best, most := "", 0.0
-	for _, n := range s.Names {
-		if _, ok := first.Counters[n]; !ok || s.Kinds[n] == archive.KindGauge {
-			continue
+	best, most := "", -1.0
+	for _, pr := range prs {
+		s := steps[pr.Run]
+		for _, n := range s.Names {
+			if _, ok := pr.Counters[n]; !ok || s.Kinds[n] == archive.KindGauge {
+				continue
+			}
+			if v := variation(increases(s.Values[n])); v > most {
+				best, most = n, v
+			}
 		}
-		if v := variation(increases(s.Values[n])); v > most {
-			best, most = n, v
+	}
+	if best == "" {
+		for _, pr := range prs {
+			for n := range pr.Counters {
+				if best == "" || n < best {
+					best = n
+				}
+			}
 		}
 	}
 	return best
 }
-
-func pickerID(si int) string { return "s" + strconv.Itoa(si) + "-picker" }
 
 // stallShade are a run's stalls in a step as shaded windows of its counters' ticks.
 func stallShade(step string, ri int, r Run, s *counters.Step) []htmlShade {
@@ -216,3 +228,5 @@ func shortNum(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', 5, 64)
 }
+
+func pickerID(si int) string { return "s" + strconv.Itoa(si) + "-picker" }

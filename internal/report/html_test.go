@@ -370,20 +370,22 @@ func checkFirstScreen(t *testing.T, ctx context.Context, width int64) {
 type pickerState struct {
 	Pickers int      `json:"pickers"`
 	Names   int      `json:"names"`
+	Initial string   `json:"initial"` // drawn when the page opened
 	Chosen  string   `json:"chosen"`
 	Drawn   []string `json:"drawn"`
 	Legend  []string `json:"legend"`
 	Canvas  bool     `json:"canvas"`
 }
 
-// checkPicker chooses a counter in the first step's picker, per second then per op, and
-// checks that it is drawn, for every run that has it.
+// checkPicker checks that the last step's picker drew a counter when the page opened, then
+// chooses a running total, per second then per op, and checks that it is drawn.
 func checkPicker(t *testing.T, ctx context.Context, width int64) {
 	t.Helper()
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[pickerState](`(() => {
 		const boxes = document.querySelectorAll(".picker");
 		if (!boxes.length) return {pickers: 0};
 		const box = boxes[boxes.length - 1];
+		const initial = box.getAttribute("data-drawn") || "";
 		const opts = Array.from(box.querySelectorAll("datalist option")).map(o => o.value);
 		const input = box.querySelector("input[type=search]");
 		const drawn = [];
@@ -398,7 +400,7 @@ func checkPicker(t *testing.T, ctx context.Context, width int64) {
 		perOp.checked = true;
 		perOp.dispatchEvent(new Event("change"));
 		drawn.push(box.getAttribute("data-drawn"));
-		return {pickers: boxes.length, names: opts.length, chosen: chosen, drawn: drawn,
+		return {pickers: boxes.length, names: opts.length, initial: initial, chosen: chosen, drawn: drawn,
 			legend: Array.from(box.querySelectorAll(".legend-box .k")).map(k => k.textContent),
 			canvas: !!box.querySelector(".pick-chart canvas")};
 	})()`))
@@ -408,6 +410,9 @@ func checkPicker(t *testing.T, ctx context.Context, width int64) {
 	t.Logf("%d px: picker %+v", width, st)
 	if st.Pickers == 0 || st.Names == 0 {
 		t.Fatalf("%d px: %d pickers, %d counters in the last: want a picker with the Pebble run's counters", width, st.Pickers, st.Names)
+	}
+	if st.Initial == "" {
+		t.Errorf("%d px: the picker drew no counter when the page opened", width)
 	}
 	if !st.Canvas || len(st.Legend) == 0 || len(st.Drawn) != 2 || !strings.HasPrefix(st.Drawn[0], st.Chosen+" ") ||
 		st.Drawn[0] == st.Drawn[1] {
