@@ -76,7 +76,9 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	})
 	run := runCmd()
 	run.AddCommand(runSysbenchCmd()) // sysbench.go, docs/sysbench.md
-	root.AddCommand(run, searchCmd(), summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
+	search := searchCmd()
+	search.AddCommand(searchSysbenchCmd()) // search_sysbench.go
+	root.AddCommand(run, search, summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
 	root.AddCommand(mergeCmd(), k8sCmd()) // sharded runs: merge.go, k8s.go
 	root.AddCommand(crashCmd())           // lost commits: crash.go, docs/reliability.md
 

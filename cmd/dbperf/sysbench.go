@@ -74,15 +74,36 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 		},
 	}
 	f := c.Flags()
-	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		name = strings.ReplaceAll(name, "_", "-")
-		if a, ok := sysbenchAliases[name]; ok {
-			name = a
-		}
-		return pflag.NormalizedName(name)
-	})
+	f.SetNormalizeFunc(sysbenchNames)
 	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], postgres://..., mysql://...[?engine=rocksdb] (see 'dbperf targets')")
 	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	addSysbenchFlags(f, &cfg)
+	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "threads, each with its own connection (also --clients)")
+	f.Float64Var(&seconds, "time", seconds, "seconds of the run step (also --step-seconds); 0: until --events")
+	f.Int64Var(&cfg.Events, "events", 0, "events (transactions) of the run step in all; 0: no limit")
+	f.StringVar(&cfg.QueryMode, "query-mode", cfg.QueryMode, "prepared (sysbench's --db-ps-mode auto: server-side prepared statements) or simple (--db-ps-mode disable: values written into the text)")
+	f.StringVar(&psMode, "db-ps-mode", "", "sysbench's spelling of --query-mode: auto (prepared) or disable (simple)")
+	f.StringVar(&ignore, "mysql-ignore-errors", ignore, "MySQL error numbers that restart the event instead of failing the run, comma-separated, or all")
+	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: prepare, run")
+	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (also --rand-seed; default: a new one, printed and stored)")
+	f.StringVar(&out, "out", "", "run directory (default runs/sysbench-NAME-DATE-TIME); with several runs, the directory of their run directories")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
+	load.add(f)
+	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
+	return c
+}
+
+// sysbenchNames accepts sysbench's underscore spellings and the aliases.
+func sysbenchNames(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	name = strings.ReplaceAll(name, "_", "-")
+	if a, ok := sysbenchAliases[name]; ok {
+		name = a
+	}
+	return pflag.NormalizedName(name)
+}
+
+// addSysbenchFlags defines oltp_common.lua's options and the --rand-* options, for run and search.
+func addSysbenchFlags(f *pflag.FlagSet, cfg *sysbench.Config) {
 	f.IntVar(&cfg.Tables, "tables", cfg.Tables, "number of tables")
 	f.Int64Var(&cfg.TableSize, "table-size", cfg.TableSize, "rows per table")
 	f.Int64Var(&cfg.RangeSize, "range-size", cfg.RangeSize, "rows of each range SELECT")
@@ -103,19 +124,6 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 	f.IntVar(&cfg.Rand.SpecPct, "rand-spec-pct", cfg.Rand.SpecPct, "special: width of the hot band, % of the range")
 	f.IntVar(&cfg.Rand.SpecRes, "rand-spec-res", cfg.Rand.SpecRes, "special: % of values drawn in the hot band")
 	f.Float64Var(&cfg.Rand.ParetoH, "rand-pareto-h", cfg.Rand.ParetoH, "pareto: shape h")
-	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "threads, each with its own connection (also --clients)")
-	f.Float64Var(&seconds, "time", seconds, "seconds of the run step (also --step-seconds); 0: until --events")
-	f.Int64Var(&cfg.Events, "events", 0, "events (transactions) of the run step in all; 0: no limit")
-	f.StringVar(&cfg.QueryMode, "query-mode", cfg.QueryMode, "prepared (sysbench's --db-ps-mode auto: server-side prepared statements) or simple (--db-ps-mode disable: values written into the text)")
-	f.StringVar(&psMode, "db-ps-mode", "", "sysbench's spelling of --query-mode: auto (prepared) or disable (simple)")
-	f.StringVar(&ignore, "mysql-ignore-errors", ignore, "MySQL error numbers that restart the event instead of failing the run, comma-separated, or all")
-	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: prepare, run")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (also --rand-seed; default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/sysbench-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
-	return c
 }
 
 // sysbenchModes reads --db-ps-mode into --query-mode and --mysql-ignore-errors into cfg.

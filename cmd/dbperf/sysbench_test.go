@@ -64,3 +64,20 @@ func TestSysbenchCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSysbench: search sysbench prepares once and runs trials of the run step into a run
+// directory with search.json; a setup without prepare is refused in one sentence.
+func TestSearchSysbench(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "search", "sysbench", "point_select", "--table_size", "300", "--threads", "2", "--sla", "trx:p99<10s",
+		"--start-rate", "200", "--max-trials", "2", "--trial", "1s", "--warmup", "0s", "--out", "s")
+	if r.code != 0 || !strings.Contains(r.stdout, "highest passing rate") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s", "search.json")); err != nil {
+		t.Error(err)
+	}
+	if r := run(t, t.TempDir(), "search", "sysbench", "read_only", "--setup", "run", "--sla", "trx:p99<1s"); r.code == 0 || !strings.Contains(r.stderr, "--setup must be prepare") {
+		t.Errorf("--setup run: exit %d %q", r.code, r.stderr)
+	}
+}
