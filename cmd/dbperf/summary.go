@@ -55,16 +55,6 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				fmt.Fprintln(c.OutOrStdout())
 				args = rest
 			}
-			if crashes, rest := splitCrashRuns(args); len(crashes) > 0 { // dbperf crash's runs: crash.go
-				if f != report.FormatText && f != report.FormatMarkdown {
-					return fmt.Errorf("crash runs print as text or markdown, not %s (dbperf crash summary reads them too)", f)
-				}
-				if err := writeCrashSummary(c.OutOrStdout(), crashes, string(f)); err != nil || len(rest) == 0 {
-					return err
-				}
-				fmt.Fprintln(c.OutOrStdout())
-				args = rest
-			}
 			groups, isGroup, err := loadGroups(args)
 			if err != nil {
 				return err
