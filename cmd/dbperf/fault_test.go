@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/hostproc"
 	"github.com/dbperf/dbperf/internal/server"
 )
 
@@ -221,4 +223,66 @@ func readFaultRun(t *testing.T, out, step string) (archive.Run, archive.Step) {
 		}
 	}
 	return meta, sum
+}
+
+// A second Ctrl-C exits at once with an interrupt's status, saying so, while the first one's
+// ending waits on a server that answers nothing (stopped with SIGSTOP: its statements and the
+// cancel requests for them wait).
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15487)
+	dir := t.TempDir()
+	cmd := exec.Command(dbperfBin, "run", "insert", "--target", f.url("fault"), "--steps", "l.i0", "--rows", "100000000",
+		"--out", filepath.Join(dir, "run"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !liveLine(sc.Text()) {
+	}
+	st, err := f.srv.Status()
+	if err != nil || !st.Running {
+		t.Fatalf("status %+v, %v", st, err)
+	}
+	pids := append([]int{st.PID}, hostproc.Children(st.PID)...)
+	signalAll := func(sig syscall.Signal) {
+		for _, p := range pids {
+			syscall.Kill(p, sig)
+		}
+	}
+	signalAll(syscall.SIGSTOP)
+	defer signalAll(syscall.SIGCONT) // before the deferred Stop
+	go func() { // the live lines go on: stdout must not fill
+		for sc.Scan() {
+		}
+	}()
+	cmd.Process.Signal(os.Interrupt)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "a second interrupt: exiting at once") {
+		t.Fatalf("exit %v, stderr %q: want 130 and the second interrupt's sentence", err, stderr.String())
+	}
+}
+
+// An output directory that cannot be made (under a regular file) is one sentence before
+// anything runs.
+func TestUnwritableOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "run", "insert", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"), "--steps", "l.i0", "--rows", "10",
+		"--out", filepath.Join(file, "run"))
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "dbperf: cannot create run directory "+filepath.Join(file, "run")) ||
+		strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want one sentence and nothing run", r.code, r.stdout, r.stderr)
+	}
 }

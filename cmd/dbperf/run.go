@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -213,7 +212,7 @@ func runAll(c *cobra.Command, name string, runs []plan.Run, out string, seed uin
 // interrupted (Ctrl-C, SIGTERM as from timeout(1), SIGHUP, a closed standard output) or the
 // start itself fails half-way.
 func runOne(c *cobra.Command, name string, r plan.Run, out string, seed uint64, verify bool, bind func(driver.Target) (workload.Workload, error)) (err error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interruptContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP) // a second exits at once
 	defer stop()
 	ctx, release := cancelOnClosedStdout(ctx)
 	defer release()

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -162,7 +160,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	if err := checkOut(sf.out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(os.Interrupt, syscall.SIGTERM) // a second exits at once
 	defer stop()
 	spec.Client = clientPath
 	t, err := driver.Open(ctx, spec)
