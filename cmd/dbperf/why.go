@@ -155,13 +155,13 @@ func printWhys(out io.Writer, whys []*counters.Why) {
 func printWhy(out io.Writer, w *counters.Why) {
 	fmt.Fprintln(out, w.Line())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  figure\tbase\trun\tratio\t")
+	fmt.Fprintln(tw, "  figure\tbase\trun\tratio")
 	for _, r := range w.Rows {
 		mark := ""
 		if r.InNoise {
 			mark = "~"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t\n", r.Name, counters.Num(r.Base), counters.Num(r.Run), r.Ratio(), mark)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", r.Name, counters.Num(r.Base), counters.Num(r.Run), r.Ratio(), mark)
 	}
 	tw.Flush()
 }

@@ -153,3 +153,40 @@ func TestWhyBufferPool(t *testing.T) {
 		t.Errorf("buffer_pool_reads_per_op is not among the first 8 DBMS figures (rank %d):\n%s\n%s", rank, line, table)
 	}
 }
+
+// TestWhyGolden: compare --why's text for archived real runs, against testdata/why/*.golden
+// (DBPERF_UPDATE_GOLDEN=1 go test rewrites them after a deliberate change): a MariaDB pair
+// from TestWhyBufferPool (256M vs 16M buffer pool; latency.hlog and dbms.csv left out, which
+// --why does not read), and the same as two run groups of 3 repeats each (its load step
+// explained, q = 0.0099; its scan step not, q = 0.097). Only the text after compare's table is
+// compared.
+func TestWhyGolden(t *testing.T) {
+	for name, args := range map[string][]string{
+		"bufferpool": {"--base", "testdata/why/bp-256M", "testdata/why/bp-16M"},
+		"groups":     {"--base", "testdata/why/g-256M", "testdata/why/g-16M"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := run(t, ".", append([]string{"compare", "--why"}, args...)...)
+			if c.code != 0 {
+				t.Fatalf("exit %d: %s", c.code, c.stderr)
+			}
+			i := strings.Index(c.stdout, "\nwhy ")
+			if i < 0 {
+				t.Fatalf("no explanation:\n%s", c.stdout)
+			}
+			got, path := c.stdout[i+1:], filepath.Join("testdata", "why", name+".golden")
+			if os.Getenv("DBPERF_UPDATE_GOLDEN") != "" {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (DBPERF_UPDATE_GOLDEN=1 go test creates it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("--why differs from %s (DBPERF_UPDATE_GOLDEN=1 go test rewrites it after a deliberate change):\ngot:\n%s\nwant:\n%s", path, got, want)
+			}
+		})
+	}
+}
