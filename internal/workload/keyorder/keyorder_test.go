@@ -159,3 +159,34 @@ func TestTooFewAndMixed(t *testing.T) {
 		t.Fatalf("a sequential and a random point: %v", err)
 	}
 }
+
+func TestHandoverWithinOneCommit(t *testing.T) {
+	// Two loaders, 20 chunks of 35 ids taken highest first, 10 keys a commit: a loader that
+	// finishes a chunk in the middle of a statement goes on in its next chunk in the same
+	// commit, and light chunks fit in one statement. Still two streams, not more.
+	s := ints(nil)
+	type loader struct{ chunk, pos int }
+	next, commit := 19, int64(0)
+	ls := []*loader{{chunk: 19}, {chunk: 18}}
+	next = 17
+	for len(ls) > 0 {
+		for i := 0; i < len(ls); i++ {
+			l := ls[i]
+			for k := 0; k < 10 && l != nil; k++ {
+				s.add(int64(l.chunk*100+l.pos), commit, l.chunk)
+				if l.pos++; l.pos == 35 {
+					if next < 0 {
+						ls = append(ls[:i], ls[i+1:]...)
+						i--
+						l = nil
+						break
+					}
+					l.chunk, l.pos = next, 0
+					next--
+				}
+			}
+			commit++
+		}
+	}
+	want(t, s, "nAsc:2")
+}
