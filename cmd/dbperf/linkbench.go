@@ -84,7 +84,7 @@ of ids. See docs/linkbench.md.`,
 	f.DurationVar(&seconds, "requests-seconds", 0, "end the request step after this long (e.g. 1h), like the reference's maxtime")
 	f.StringVar(&cfg.Mix, "mix", cfg.Mix, "request mix and distribution file: 2013 (the original) or 2017 (mdcallag/linkbench)")
 	f.IntVar(&cfg.Partitions, "partitions", 0, "MySQL: PARTITION BY KEY(id1) PARTITIONS n on linktable, as the reference's DDL (16); 0 for none")
-	f.StringVar(&cfg.QueryMode, "query-mode", "", "how SQL statements with arguments are sent (pgbench's names): simple (text with the values written in; MySQL's default, the original's) or prepared (prepared on the server once per connection, as the mdcallag fork's Connector/J with useServerPrepStmts; PostgreSQL's and SQLite's only mode)")
+	addLinkBenchQueryMode(f, &cfg)
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation (deadlock, lock wait timeout) before the step fails; each counts as an error of its op type")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order: load, request")
 	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
@@ -111,6 +111,11 @@ func bindLinkBench(cfg linkbench.Config) func(driver.Target) (workload.Workload,
 		// directory exists.
 		return b, b.CheckStart(context.Background())
 	}
+}
+
+// addLinkBenchQueryMode defines LinkBench's --query-mode, which run and search share.
+func addLinkBenchQueryMode(f *pflag.FlagSet, cfg *linkbench.Config) {
+	f.StringVar(&cfg.QueryMode, "query-mode", "", "how SQL statements with arguments are sent (pgbench's names): simple (text with the values written in; MySQL's default, the original's) or prepared (prepared on the server once per connection, as the mdcallag fork's Connector/J with useServerPrepStmts; PostgreSQL's and SQLite's only mode)")
 }
 
 // addQueryModeFlags defines the Insert Benchmark's --query-mode (simple or prepared, pgbench's

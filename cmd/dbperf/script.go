@@ -13,6 +13,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // scriptFlags are run script's own flags, beside the config they fill.
@@ -75,21 +76,12 @@ See docs/script.md.`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&sf.files, "file", nil, "a pgbench script, FILE[@WEIGHT] (repeat for several); its op type is the file's name without extension")
-	f.StringArrayVar(&sf.builtins, "builtin", nil, "a built-in script, NAME[@WEIGHT]: tpcb-like, simple-update, select-only (any unambiguous prefix)")
-	f.StringVar(&sf.name, "name", "", "the op type of the only --file (default: the file's name without extension)")
+	sf.add(f, &cfg)
 	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
 	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients, each with its own connection (pgbench -c)")
 	f.Int64Var(&cfg.Transactions, "transactions", cfg.Transactions, "transactions per client (pgbench -t); 0 with --step-seconds")
 	f.Float64Var(&sf.seconds, "step-seconds", 0, "run for this many seconds (pgbench -T), with no limit on transactions unless --transactions is given")
-	f.StringVar(&sf.mode, "query-mode", "simple", "how SQL is sent (pgbench -M): simple, extended or prepared")
-	f.BoolVar(&cfg.PerStatement, "per-statement", false, "time each SQL command as its own op type SCRIPT.N (pgbench -r); closed loop only")
-	f.IntVar(&cfg.MaxTries, "max-tries", cfg.MaxTries, "tries of a transaction that fails with a serialization failure or deadlock (pgbench --max-tries); 0 unlimited, with --step-seconds")
-	f.IntVar(&cfg.Scale, "scale", cfg.Scale, "scale of the init step (pgbench -s: 100,000 accounts each); :scale of your scripts")
-	f.StringArrayVar(&sf.defines, "define", nil, "set a variable, NAME=VALUE (pgbench -D; repeat for several)")
-	f.BoolVar(&cfg.NoVacuum, "no-vacuum", false, "built-in scripts: do not vacuum and empty pgbench_history before a run (pgbench -n)")
-	f.StringArrayVar(&sf.checks, "check", nil, "after each run step, 'SQL = VALUE': the query's first value must equal VALUE (repeat for several)")
 	f.StringSliceVar(&steps, "steps", nil, "steps to run, in order: init (the built-in scripts' tables), run (default: init,run with --builtin, else run)")
 	f.Uint64Var(&seed, "seed", 0, "the random seed (pgbench --random-seed): the first run step draws what pgbench draws with it (default: a new one, printed and stored)")
 	f.StringVar(&out, "out", "", "run directory (default runs/script-NAME-DATE-TIME); with several runs, the directory of their run directories")
@@ -97,6 +89,21 @@ See docs/script.md.`,
 	load.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
+}
+
+// add defines the flags of the scripts and how they run, which run script and search script
+// share.
+func (sf *scriptFlags) add(f *pflag.FlagSet, cfg *script.Config) {
+	f.StringArrayVar(&sf.files, "file", nil, "a pgbench script, FILE[@WEIGHT] (repeat for several); its op type is the file's name without extension")
+	f.StringArrayVar(&sf.builtins, "builtin", nil, "a built-in script, NAME[@WEIGHT]: tpcb-like, simple-update, select-only (any unambiguous prefix)")
+	f.StringVar(&sf.name, "name", "", "the op type of the only --file (default: the file's name without extension)")
+	f.StringVar(&sf.mode, "query-mode", "simple", "how SQL is sent (pgbench -M): simple, extended or prepared")
+	f.BoolVar(&cfg.PerStatement, "per-statement", false, "time each SQL command as its own op type SCRIPT.N (pgbench -r); closed loop only")
+	f.IntVar(&cfg.MaxTries, "max-tries", cfg.MaxTries, "tries of a transaction that fails with a serialization failure or deadlock (pgbench --max-tries); 0 unlimited, with --step-seconds")
+	f.IntVar(&cfg.Scale, "scale", cfg.Scale, "scale of the init step (pgbench -s: 100,000 accounts each); :scale of your scripts")
+	f.StringArrayVar(&sf.defines, "define", nil, "set a variable, NAME=VALUE (pgbench -D; repeat for several)")
+	f.BoolVar(&cfg.NoVacuum, "no-vacuum", false, "built-in scripts: do not vacuum and empty pgbench_history before a run (pgbench -n)")
+	f.StringArrayVar(&sf.checks, "check", nil, "after each run step, 'SQL = VALUE': the query's first value must equal VALUE (repeat for several)")
 }
 
 // apply fills cfg from the flags: scripts, query mode, checks, definitions, length, steps.

@@ -23,8 +23,15 @@ func searchCmd() *cobra.Command {
 		Short: "Find the highest arrival rate at which a step meets every SLA",
 	}
 	c.AddCommand(searchInsertCmd(), searchLinkBenchCmd(), searchKVCmd())
+	for _, cmd := range searchWorkloads {
+		c.AddCommand(cmd())
+	}
 	return c
 }
+
+// searchWorkloads are the later workloads' search commands: each file search_WORKLOAD.go
+// registers its own in an init function, so a new one needs no line here.
+var searchWorkloads []func() *cobra.Command
 
 // searchFlags are a search's own settings, the same for every workload.
 type searchFlags struct {

@@ -49,6 +49,7 @@ then bisects (on a log scale) to --resolution.`,
 	f.Int64Var(&cfg.MaxID, "maxid", cfg.MaxID, "ids are [startid, maxid)")
 	f.IntVar(&cfg.Requesters, "requesters", cfg.Requesters, "clients of the request step")
 	f.StringVar(&cfg.Mix, "mix", cfg.Mix, "request mix: 2013 or 2017")
+	addLinkBenchQueryMode(f, &cfg)
 	addSearchFlags(f, &sf)
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload/ycsb"
 	"github.com/dbperf/dbperf/internal/workload/ycsb/ycsbdb"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func runYCSBCmd() *cobra.Command {
@@ -37,11 +38,8 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
   dbperf run ycsb --workload b --steps run --step-seconds 60 --arrival poisson --rate 20000 --target rocksdb:/data/y`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := cfg.ApplyWorkload(name); err != nil {
+			if err := applyYCSBWorkload(c, &cfg, name); err != nil {
 				return err
-			}
-			if c.Flags().Changed("request-distribution") {
-				cfg.Distribution, _ = c.Flags().GetString("request-distribution")
 			}
 			if seconds > 0 {
 				cfg.Duration = time.Duration(seconds * float64(time.Second))
@@ -67,11 +65,24 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&name, "workload", name, "the core workload: a (50/50 reads and updates), b (95/5), c (reads), d (reads of the latest inserts), e (short scans), f (read-modify-write)")
 	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): pebble[:DIR], rocksdb:DIR, badger[:DIR], bbolt[:FILE], sqlite[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
 	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
-	f.Int64Var(&cfg.RecordCount, "records", cfg.RecordCount, "recordcount: records the load step inserts")
 	f.Int64Var(&cfg.OperationCount, "operations", cfg.OperationCount, "operationcount: operations of the run step, all threads together")
+	addYCSBFlags(f, &cfg, &name)
+	f.Float64Var(&seconds, "step-seconds", 0, "end the run step after this many seconds (maxexecutiontime); with no --operations, run that long")
+	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: load, run")
+	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
+	f.StringVar(&out, "out", "", "run directory (default runs/ycsb-NAME-DATE-TIME); with several runs, the directory of their run directories")
+	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
+	load.add(f)
+	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
+	return c
+}
+
+// addYCSBFlags defines YCSB's properties as flags, which run ycsb and search ycsb share.
+func addYCSBFlags(f *pflag.FlagSet, cfg *ycsb.Config, name *string) {
+	f.StringVar(name, "workload", *name, "the core workload: a (50/50 reads and updates), b (95/5), c (reads), d (reads of the latest inserts), e (short scans), f (read-modify-write)")
+	f.Int64Var(&cfg.RecordCount, "records", cfg.RecordCount, "recordcount: records the load step inserts")
 	f.IntVar(&cfg.FieldCount, "field-count", cfg.FieldCount, "fieldcount")
 	f.IntVar(&cfg.FieldLength, "field-length", cfg.FieldLength, "fieldlength (constant)")
 	f.BoolVar(&cfg.WriteAllFields, "write-all-fields", cfg.WriteAllFields, "writeallfields: updates write every field, not one")
@@ -84,14 +95,17 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 	f.Float64Var(&cfg.HotData, "hotspot-data-fraction", cfg.HotData, "hotspotdatafraction")
 	f.Float64Var(&cfg.HotOpn, "hotspot-opn-fraction", cfg.HotOpn, "hotspotopnfraction")
 	f.IntVar(&cfg.Clients, "threads", cfg.Clients, "threadcount: clients, each with its own connection")
-	f.Float64Var(&seconds, "step-seconds", 0, "end the run step after this many seconds (maxexecutiontime); with no --operations, run that long")
-	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: load, run")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/ycsb-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
-	return c
+}
+
+// applyYCSBWorkload sets the workload file's properties, then a --request-distribution given.
+func applyYCSBWorkload(c *cobra.Command, cfg *ycsb.Config, name string) error {
+	if err := cfg.ApplyWorkload(name); err != nil {
+		return err
+	}
+	if c.Flags().Changed("request-distribution") {
+		cfg.Distribution, _ = c.Flags().GetString("request-distribution")
+	}
+	return nil
 }
 
 // bindYCSB makes YCSB for an opened target.

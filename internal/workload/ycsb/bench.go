@@ -69,6 +69,9 @@ type Bench struct {
 	inserted atomic.Int64
 	// the counts when the run step's warm-up ended, which its figures leave out (warmup.go)
 	warmNotFound, warmInserted int64
+	// earlier is what the run steps before this one inserted since the load (a search's
+	// warm-ups and trials follow one load): the check counts them too
+	earlier int64
 	zipf     *Zipfian // computed once, cloned per client
 	// seqCounter is the sequential key chooser's one counter, shared by the clients.
 	seqCounter *atomic.Int64
@@ -150,6 +153,8 @@ func (b *Bench) planLoad(ctx context.Context, conns []Conn) (*workload.StepPlan,
 	if err := b.store.Create(ctx, b.cfg.FieldCount); err != nil {
 		return nil, fmt.Errorf("creating usertable: %w", err)
 	}
+	b.earlier, b.inserts = 0, NewAcknowledged(b.cfg.RecordCount) // a new table: run inserts start over
+	b.inserted.Store(0)
 	total := b.cfg.Count()
 	plan := &workload.StepPlan{Progress: opInsert, Total: total, Main: opInsert, Write: opInsert, Read: workload.None}
 	s := &plan.Step
@@ -187,6 +192,7 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	}
 	s := &plan.Step
 	s.Name, s.Ops, s.Duration = StepRun, Ops, b.cfg.Duration
+	b.earlier += b.inserted.Load()
 	b.notFound.Store(0)
 	b.inserted.Store(0)
 	b.warmNotFound, b.warmInserted = 0, 0

@@ -76,7 +76,7 @@ func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
 	}
 	want := b.cfg.Count()
 	if step == StepRun {
-		want += b.inserted.Load()
+		want += b.earlier + b.inserted.Load()
 	}
 	var probs []string
 	if b.loaded && n != want {
