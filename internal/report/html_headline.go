@@ -287,7 +287,7 @@ const overviewPoints = 600
 // steps, end to end on one axis (each step starting where the longest run of the step before
 // ended), on a log scale since steps count different units. Bands name the steps. Rates are
 // averaged into bins shared by all runs, so that a run's line breaks where it has no data (a
-// step shorter than another run's) instead of joining across it.
+// step shorter than another run's, the end of a step) instead of joining across it.
 func overviewChart(names []string, steps []string, files [][]*htmlStepFiles) *htmlChart {
 	longest := make([]float64, len(steps))
 	total := 0.0
@@ -313,11 +313,12 @@ func overviewChart(names []string, steps []string, files [][]*htmlStepFiles) *ht
 			continue
 		}
 		n := int(math.Ceil(longest[si] / bin))
-		for k := range n {
-			c.X = append(c.X, measure.Round(offset+float64(k+1)*bin, 3))
+		for k := range n { // each bin at its middle, then a point of no data at the step's end
+			c.X = append(c.X, measure.Round(offset+(float64(k)+0.5)*bin, 3))
 		}
+		c.X = append(c.X, measure.Round(offset+float64(n)*bin, 3))
 		for ri := range names {
-			ys[ri] = append(ys[ri], overviewBins(files[si][ri], n, bin)...)
+			ys[ri] = append(append(ys[ri], overviewBins(files[si][ri], n, bin)...), nil)
 		}
 		c.Bands = append(c.Bands, htmlBand{Name: step, From: offset, To: offset + float64(n)*bin})
 		offset += float64(n) * bin
