@@ -218,13 +218,14 @@ func medianOf(steps []*Step, f func(*Step) float64) float64 {
 // mainNoise is the main rate's per-second noise: the median change from one interval to the
 // next, over 0.954 (for normal noise of standard deviation σ, the median |difference| of two
 // seconds is 0.954σ), so that neither a trend across the step nor a single stall inflates it.
-// NaN with fewer than 3 intervals.
+// A short interval (the step's tail, under half a second) is left out: its few ops make a
+// rate of no meaning. NaN with fewer than 3 intervals.
 func (s *Step) mainNoise() float64 {
 	var d []float64
 	prev := math.NaN()
 	for k := 1; k < len(s.TSec); k++ {
 		r := s.OpsRate(Window{k - 1, k})
-		if math.IsNaN(r) {
+		if math.IsNaN(r) || s.Seconds(Window{k - 1, k}) < 0.5 {
 			continue
 		}
 		if !math.IsNaN(prev) {
