@@ -266,6 +266,7 @@
       chartEl.textContent = "";
       note.textContent = gauge && perOp ? "a gauge has no rate: its value is drawn" : "";
       plot = build(c, chartEl);
+      box.dbperfPlot = plot; // for tests: the values drawn
       box.setAttribute("data-drawn", name + (perOp && !gauge ? " per op" : gauge ? " value" : " per second"));
     }
     if (p.default) { input.value = p.default; draw(); }
