@@ -286,3 +286,15 @@ func TestUnwritableOutputDirectory(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q: want one sentence and nothing run", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A negative --fault-timeout is one sentence before anything runs.
+func TestNegativeFaultTimeout(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "run", "insert", "--fault-timeout", "-1s", "--out", filepath.Join(dir, "run"))
+	if r.code != 1 || r.stderr != "dbperf: --fault-timeout must not be negative (got -1s)\n" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
+		t.Error("a run directory was made")
+	}
+}
