@@ -119,23 +119,35 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 			continue
 		}
 		bs, bok := findStep(runs[base], st.Name)
-		bv, _ := value(bs)
-		for ri, r := range runs {
+		bv, bok2 := value(bs)
+		var cmpRow *CompareRow // the main figure's row of compare, whose ratios know the gates
+		for i := range rows {
+			if rows[i].Step == st.Name && rows[i].Figure == fig && !rows[i].Gate {
+				cmpRow = &rows[i]
+			}
+		}
+		for j, ri := range append([]int{base}, seqExcept(len(runs), base)...) {
 			hv := htmlHeadValue{Run: names[ri], Color: htmlColor(ri), Text: "-"}
-			s, ok := findStep(r, st.Name)
+			s, ok := findStep(runs[ri], st.Name)
 			v, vok := 0.0, false
 			if ok {
 				v, vok = value(s)
 			}
 			if vok {
 				hv.Text = headNum(v)
-				if ri != base && bok {
-					text, m := ratio(v, bv, better)
-					hv.Ratio, hv.Class = text+"×", htmlMarkClass(m)
-					if m != MarkNone && why != nil {
-						if line := why(runs[base], r, st.Name); line != "" {
-							h.Why = append(h.Why, names[ri]+": "+line)
-						}
+			}
+			if vok && j > 0 && bok && bok2 {
+				text, m := ratio(v, bv, better)
+				if cmpRow != nil {
+					text, m = cmpRow.Runs[j-1].RatioText, cmpRow.Runs[j-1].ratioMark
+				}
+				hv.Ratio, hv.Class = text+"×", htmlMarkClass(m)
+				if m == MarkNotComparable {
+					hv.Ratio = text
+				}
+				if (m == MarkBetter || m == MarkWorse) && why != nil {
+					if line := why(runs[base], runs[ri], st.Name); line != "" {
+						h.Why = append(h.Why, names[ri]+": "+line)
 					}
 				}
 			}

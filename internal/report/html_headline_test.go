@@ -132,3 +132,19 @@ func TestGroupHeadlines(t *testing.T) {
 		t.Errorf("why asked %q, lines %q: want b's alone, with the compare's q", tests, hs[0].Why)
 	}
 }
+
+// TestHeadlineGate: a main figure gated by the step's condition (the Insert Benchmark's qps
+// by its insert rate) that a run missed reads "n/c", as in compare, and asks for no why.
+func TestHeadlineGate(t *testing.T) {
+	runs := []Run{headlineRun("a", 1000, 500), headlineRun("b", 2000, 500)}
+	for i := range runs {
+		runs[i].Meta.Figures.Gate = &archive.Gate{Column: "i_target", Met: "met", Achieved: "got", Target: "want"}
+		runs[i].Meta.Figures.Columns[0].Gated = true
+		runs[i].Steps[0].Workload = map[string]any{"met": i == 0, "got": 100.0, "want": 100.0}
+	}
+	asked := false
+	hs := headlines(runs, []string{"a", "b"}, 0, []htmlStep{{Name: "l.i0"}}, func(Run, Run, string) string { asked = true; return "x" })
+	if v := hs[0].Values[1]; v.Ratio != NotComparable || v.Class != "nc" || asked {
+		t.Errorf("b missed the gate: %+v, why asked %v; want %s, not comparable", v, asked, NotComparable)
+	}
+}
