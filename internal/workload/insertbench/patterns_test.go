@@ -40,7 +40,7 @@ func (r patternRow) indexKey(index string) []int64 {
 	return []int64{r.id}
 }
 
-// TestInsertPatternsAsDeclared runs l.i0, l.x, l.i1 and l.i2 on PostgreSQL with a table per
+// TestInsertPatternsAsDeclared runs l.i0, l.x, l.i1, l.i2 and qr1000 on PostgreSQL with a table per
 // client and with a shared table, reads every row back with the transaction that inserted it,
 // and infers each step's pattern per index from the keys in that order: it must be the one the
 // workload declares (docs/insert-benchmark.md, "Insert patterns").
@@ -58,8 +58,8 @@ func TestInsertPatternsAsDeclared(t *testing.T) {
 			_, store := openStore(t, dsn)
 			cfg := ib.DefaultConfig()
 			cfg.Clients, cfg.SharedTable, cfg.Seed = 2, shared, 7
-			cfg.Rows, cfg.L1Rows = 8000, 2000
-			cfg.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2"}
+			cfg.Rows, cfg.L1Rows = 10000, 2000 // l.i0 keeps 5,500 rows a table past the deletes
+			cfg.Steps, cfg.QSeconds = []string{"l.i0", "l.x", "l.i1", "l.i2", "qr1000"}, 2
 			cfg.Drop = true
 			bench, err := ib.New(cfg, store)
 			if err != nil {
@@ -119,7 +119,8 @@ func TestInsertPatternsAsDeclared(t *testing.T) {
 // stepIDs are the ids a step inserted into each table: [lo, hi).
 func stepIDs(cfg ib.Config, step string, tables int) (lo, hi int64) {
 	per := int64(cfg.Clients / tables) // clients on each table
-	sizes := map[string]int64{"l.i0": cfg.Rows * per, "l.x": 100 / int64(tables), "l.i1": cfg.L1Rows * per, "l.i2": cfg.L1Rows / 4 * per}
+	sizes := map[string]int64{"l.i0": cfg.Rows * per, "l.x": 100 / int64(tables), "l.i1": cfg.L1Rows * per, "l.i2": cfg.L1Rows / 4 * per,
+		"qr1000": int64(1000*cfg.QSeconds) * per}
 	lo = 1
 	for _, s := range cfg.Steps {
 		if s == step {
