@@ -149,6 +149,7 @@ func TestWhyBufferPool(t *testing.T) {
 			break
 		}
 	}
+	t.Logf("buffer_pool_reads_per_op: DBMS figure %d of the line %q", rank, line)
 	if !found || rank > 8 {
 		t.Errorf("buffer_pool_reads_per_op is not among the first 8 DBMS figures (rank %d):\n%s\n%s", rank, line, table)
 	}
