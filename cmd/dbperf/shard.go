@@ -17,6 +17,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/dbperf/dbperf/internal/workload/linkbench"
+	"github.com/dbperf/dbperf/internal/workload/ycsb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -125,6 +126,30 @@ func (s *shardFlags) forLinkBench(c *cobra.Command, cfg *linkbench.Config) error
 	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
 	cfg.Arrival = s.arrivalShare(cfg.Arrival)
 	s.conns = cfg.Requesters + (cfg.Loaders+4)*s.parsed.Count // loaders, node loader; admin, monitor, rendezvous
+	s.checksFirst = true
+	return nil
+}
+
+// forYCSB checks the flags and gives YCSB this shard's share: its clients, its share of the
+// load's key range (as YCSB's insertstart and insertcount) and of the run's operations, and of
+// an open-loop rate.
+func (s *shardFlags) forYCSB(c *cobra.Command, cfg *ycsb.Config) error {
+	if err := s.check(c, ycsb.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if err := s.parsed.CheckClients("threads", cfg.Clients); err != nil {
+		return err
+	}
+	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
+	if err := cfg.Validate(); err != nil { // what a shard cannot do (a run that inserts)
+		return err
+	}
+	lo, hi := cfg.ClientRange()
+	klo, khi := cfg.LoadRange()
+	s.prov.Work = map[string][2]int64{"clients": {int64(lo), int64(hi)}, "keys": {klo, khi}}
+	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
+	cfg.Arrival = s.arrivalShare(cfg.Arrival)
+	s.conns = cfg.Clients + 3*s.parsed.Count // clients; admin, monitor, rendezvous
 	s.checksFirst = true
 	return nil
 }

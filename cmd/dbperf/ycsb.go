@@ -55,12 +55,15 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			if err := sharding.forYCSB(c, &cfg); err != nil { // --shard: shard.go
+				return err
+			}
 			needsData := ""
 			if cfg.Steps[0] == ycsb.StepRun {
 				needsData = "the run step needs a loaded usertable: run load first (--steps load,run)"
 			}
 			_, err = launch{workload: ycsb.Name, prefix: "ycsb", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: bindYCSB(cfg)}.run(c)
+				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindYCSB(cfg))}.run(c)
 			return err
 		},
 	}
@@ -75,6 +78,7 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 	f.StringVar(&out, "out", "", "run directory (default runs/ycsb-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
 	load.add(f)
+	sharding.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }

@@ -121,7 +121,8 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 		}
 		return errors.Join(errs...)
 	}
-	for range b.cfg.Clients {
+	lo, hi := b.cfg.ClientRange() // sharded: this shard's clients (shard.go)
+	for range hi - lo {
 		c, err := b.store.Connect(ctx, b.cfg.FieldCount)
 		if err != nil {
 			closeAll()
@@ -150,19 +151,23 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 // planLoad is the load phase (CoreWorkload.doInsert): keynums insertstart, insertstart+1, ...
 // handed out in order to the clients, every record with all its fields.
 func (b *Bench) planLoad(ctx context.Context, conns []Conn) (*workload.StepPlan, error) {
-	if err := b.store.Create(ctx, b.cfg.FieldCount); err != nil {
+	if !b.cfg.first() {
+		// created by shard 0, whose plan ends before the step's barrier
+	} else if err := b.store.Create(ctx, b.cfg.FieldCount); err != nil {
 		return nil, fmt.Errorf("creating usertable: %w", err)
 	}
 	b.earlier, b.inserts = 0, NewAcknowledged(b.cfg.RecordCount) // a new table: run inserts start over
 	b.inserted.Store(0)
-	total := b.cfg.Count()
+	from, to := b.cfg.LoadRange()
+	total := to - from
 	plan := &workload.StepPlan{Progress: opInsert, Total: total, Main: opInsert, Write: opInsert, Read: workload.None}
 	s := &plan.Step
 	s.Name, s.Ops = StepLoad, Ops
 	var next atomic.Int64
-	next.Store(b.cfg.InsertStart)
+	next.Store(from)
+	lo, _ := b.cfg.ClientRange()
 	for i, conn := range conns {
-		c := b.newClient(StepLoad, i, conn)
+		c := b.newClient(StepLoad, lo+i, conn)
 		limit := total / int64(len(conns))
 		if int64(i) < total%int64(len(conns)) {
 			limit++
@@ -177,7 +182,7 @@ func (b *Bench) planLoad(ctx context.Context, conns []Conn) (*workload.StepPlan,
 			}
 			return opInsert, 1, c.conn.Insert(ctx, c.key, c.values)
 		}
-		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", i+1), Primary: true,
+		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", lo+i+1), Primary: true,
 			Schedule: runner.ClosedLoop{Limit: limit}, Do: do})
 	}
 	b.loaded = true
@@ -197,10 +202,11 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	b.inserted.Store(0)
 	b.warmNotFound, b.warmInserted = 0, 0
 	dos := make([]runner.DoFunc, len(conns))
+	lo, _ := b.cfg.ClientRange()
 	for i, conn := range conns {
-		dos[i] = b.newClient(StepRun, i, conn).do
+		dos[i] = b.newClient(StepRun, lo+i, conn).do // global client numbers: a whole run's streams
 	}
-	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: b.cfg.OperationCount}); err != nil {
+	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: b.cfg.OperationShare()}); err != nil {
 		return nil, err
 	}
 	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.figures(res), nil }

@@ -44,6 +44,9 @@ type Config struct {
 	Steps                           []string
 	Seed                            uint64
 	Arrival                         workload.Arrival
+	// Shard and Shards: this process runs share Shard of Shards of the run (shard.go); 0 and
+	// 0 (or 1) for a whole run.
+	Shard, Shards int
 }
 
 // Workloads are the core workload files' settings (workloads/workloada..f): proportions of
@@ -125,6 +128,9 @@ func (c *Config) Validate() error {
 	for _, s := range c.Steps {
 		if s != StepLoad && s != StepRun {
 			errs = append(errs, fmt.Errorf("unknown step %q: the steps are load and run", s))
+		}
+		if s == StepRun && c.sharded() && c.Insert > 0 {
+			errs = append(errs, fmt.Errorf("--shard: workload %s inserts in its run step, and the shards' insert key sequences and their reads of the latest keys would be apart: run it whole, or shard its load alone", c.Workload))
 		}
 	}
 	return errors.Join(errs...)
