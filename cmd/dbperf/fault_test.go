@@ -173,6 +173,9 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 	if !strings.Contains(stdout.String(), "faults: connection_lost") {
 		t.Error("the step's output has no line about its faults")
 	}
+	if sr := run(t, t.TempDir(), "summary", out); !strings.Contains(sr.stdout, r.step+" faults: connection_lost") {
+		t.Errorf("dbperf summary has no line about the step's faults:\n%s%s", sr.stdout, sr.stderr)
+	}
 	if r.restart {
 		if err != nil || !meta.Complete || !sum.Complete || !sum.Verified {
 			t.Fatalf("exit %v, run complete %v, step complete %v, checked %v: want the step to finish and pass its check",
@@ -257,7 +260,8 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	}
 	signalAll(syscall.SIGSTOP)
 	defer signalAll(syscall.SIGCONT) // before the deferred Stop
-	go func() { // the live lines go on: stdout must not fill
+	// The live lines go on: stdout must not fill.
+	go func() {
 		for sc.Scan() {
 		}
 	}()

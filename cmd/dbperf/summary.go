@@ -111,7 +111,11 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 			if wide {
 				t = report.SummaryTable(runs)
 			}
-			return report.WriteTable(out, t, f)
+			if err := report.WriteTable(out, t, f); err != nil || f != report.FormatText {
+				return err
+			}
+			writeFaultLines(out, runs) // faults.go
+			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", formatHelp)
