@@ -165,15 +165,3 @@ func printWhy(out io.Writer, w *counters.Why) {
 	}
 	tw.Flush()
 }
-
-// whyStep prints one step's explanation of single runs (its line and table) when the main
-// rate changed significantly; false when it did not. report.go's headline reads its line;
-// new code can call counters.ExplainRuns and use Why.Line or Why.Moved directly.
-func whyStep(out io.Writer, bs, rs *counters.Step, defs []*counters.Def) bool {
-	w := counters.ExplainRuns(bs, rs, defs)
-	if w == nil || !w.Significant {
-		return false
-	}
-	printWhy(out, w)
-	return true
-}
