@@ -100,12 +100,12 @@ func (w *Why) Moved() []WhyRow {
 	pick := func(section func(string) bool) []WhyRow {
 		var out []WhyRow
 		for _, r := range w.Rows {
-			if section(r.Section) && !r.InNoise && r.Change > math.Log(1+WhyThreshold) && len(out) < 3 {
+			if section(r.Section) && !r.InNoise && r.Change > math.Log(1+WhyThreshold) {
 				out = append(out, r)
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Change > out[j].Change })
-		return out
+		return out[:min(len(out), 3)]
 	}
 	if m := pick(func(s string) bool { return s == SectionDBMS }); len(m) > 0 {
 		return m
@@ -124,10 +124,12 @@ func (w *Why) Line() string {
 	for _, r := range w.Moved() {
 		moved = append(moved, fmt.Sprintf("%s %s (%s -> %s)", r.Name, r.Ratio(), Num(r.Base), Num(r.Run)))
 	}
-	if len(moved) == 0 {
+	switch {
+	case len(moved) == 0 && w.Groups():
+		return line + fmt.Sprintf("; no figure per op moved by %.0f%% or more beyond the repeats' spread", 100*WhyThreshold)
+	case len(moved) == 0:
 		return line + fmt.Sprintf("; no figure per op moved by %.0f%% or more", 100*WhyThreshold)
-	}
-	if w.Groups() {
+	case w.Groups():
 		return line + "; per op, moved most beyond the repeats' spread: " + strings.Join(moved, ", ")
 	}
 	return line + "; per op, moved most: " + strings.Join(moved, ", ")

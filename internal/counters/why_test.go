@@ -115,6 +115,10 @@ func TestExplainGroups(t *testing.T) {
 	if !strings.Contains(line, "(0.8x, qps q = 0.01, 3 vs 3 repeats); per op, moved most beyond the repeats' spread: narrow per op 1.3x (2 -> 2.6)") || strings.Contains(line, "wide") {
 		t.Errorf("line %q", line)
 	}
+	same := side(800, []float64{2, 5, 9}, []float64{1.9, 2.2, 2})
+	if w := ExplainGroups(base, same, nil, true, "qps q = 0.01"); !strings.HasSuffix(w.Line(), "; no figure per op moved by 5% or more beyond the repeats' spread") {
+		t.Errorf("nothing left the spread: %q", w.Line())
+	}
 	if w := ExplainGroups(base, run, nil, false, "qps q = 0.2"); w.Significant || len(w.Rows) > 0 {
 		t.Errorf("not significant by the group test: %+v", w)
 	}
