@@ -65,7 +65,12 @@ func (s *pgStore) Count(ctx context.Context) (n int64, err error) {
 	return n, err
 }
 
+// Connect implements ycsb.Store: a connection that is opened again after a loss (redial.go).
 func (s *pgStore) Connect(ctx context.Context, fields int) (ycsb.Conn, error) {
+	return redialing(ctx, func(ctx context.Context) (ycsb.Conn, error) { return s.connect(ctx, fields) })
+}
+
+func (s *pgStore) connect(ctx context.Context, fields int) (ycsb.Conn, error) {
 	c, err := s.t.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -154,7 +159,12 @@ func (s *dbStore) Count(ctx context.Context) (n int64, err error) {
 	return n, err
 }
 
+// Connect implements ycsb.Store: a connection that is opened again after a loss (redial.go).
 func (s *dbStore) Connect(ctx context.Context, fields int) (ycsb.Conn, error) {
+	return redialing(ctx, func(ctx context.Context) (ycsb.Conn, error) { return s.connect(ctx, fields) })
+}
+
+func (s *dbStore) connect(ctx context.Context, fields int) (ycsb.Conn, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
