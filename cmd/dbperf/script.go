@@ -63,6 +63,9 @@ See docs/script.md.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			if err := sharding.forScript(c, &cfg); err != nil { // --shard: shard.go
+				return err
+			}
 			if err := sf.checkSLAs(cfg); err != nil {
 				return err
 			}
@@ -71,7 +74,7 @@ See docs/script.md.`,
 				needsData = "the built-in scripts need pgbench's tables: run the init step first (--steps init,run)"
 			}
 			_, err = launch{workload: script.Name, prefix: "script", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: bindScript(cfg)}.run(c)
+				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindScript(cfg))}.run(c)
 			return err
 		},
 	}
@@ -87,6 +90,7 @@ See docs/script.md.`,
 	f.StringVar(&out, "out", "", "run directory (default runs/script-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
 	load.add(f)
+	sharding.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }

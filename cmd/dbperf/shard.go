@@ -17,6 +17,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload"
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/dbperf/dbperf/internal/workload/linkbench"
+	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/ycsb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -126,6 +127,25 @@ func (s *shardFlags) forLinkBench(c *cobra.Command, cfg *linkbench.Config) error
 	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
 	cfg.Arrival = s.arrivalShare(cfg.Arrival)
 	s.conns = cfg.Requesters + (cfg.Loaders+4)*s.parsed.Count // loaders, node loader; admin, monitor, rendezvous
+	s.checksFirst = true
+	return nil
+}
+
+// forScript checks the flags and gives the script workload this shard's clients (by their
+// global numbers) and its share of an open-loop rate; shard 0 runs init and the checks.
+func (s *shardFlags) forScript(c *cobra.Command, cfg *script.Config) error {
+	if err := s.check(c, script.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if err := s.parsed.CheckClients("clients", cfg.Clients); err != nil {
+		return err
+	}
+	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
+	lo, hi := cfg.ClientRange()
+	s.prov.Work = map[string][2]int64{"clients": {int64(lo), int64(hi)}}
+	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
+	cfg.Arrival = s.arrivalShare(cfg.Arrival)
+	s.conns = cfg.Clients + 3*s.parsed.Count // clients; admin, monitor, rendezvous
 	s.checksFirst = true
 	return nil
 }

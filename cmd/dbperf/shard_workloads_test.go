@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/testtargets"
+	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
 	"github.com/dbperf/dbperf/internal/workload/ycsb/ycsbdb"
 )
 
@@ -87,4 +89,48 @@ func TestShardedYCSB(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "--shard: workload d inserts in its run step") {
 		t.Errorf("a sharded run of workload d: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// TestShardedScript: 2 shards of pgbench's tpcb-like: shard 0 initializes while shard 1 waits,
+// each runs its clients' transactions, and after the merge the transactions are the rows
+// pgbench_history gained, and shard 0's check of the balances over the whole database passed.
+func TestShardedScript(t *testing.T) {
+	for name, target := range serverTargets(t, "dbperf_scriptshard") {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			meta, steps := runWorkloadShards(t, dir, "script", target, 2, "--builtin", "tpcb-like", "--scale", "1", "--clients", "3",
+				"--transactions", "40", "--seed", "7", "--steps", "init,run")
+			if len(meta.Shards) != 2 || meta.Shards[1].Work["clients"] != [2]int64{2, 3} {
+				t.Fatalf("run.json's shards: %+v", meta.Shards)
+			}
+			if len(steps) != 2 || !steps[0].Verified || !steps[1].Verified {
+				t.Fatalf("merged steps %+v: want init and run, both checked", steps)
+			}
+			if got := steps[0].Ops["load_accounts"].Count; got != 100000 {
+				t.Errorf("init loaded %d accounts (merged): shard 0 alone loads the 100,000", got)
+			}
+			tx := steps[1].Ops["tpcb-like"].Count
+			if got, _ := steps[1].Workload["transactions"].(float64); tx != 3*40 || int64(got) != tx {
+				t.Errorf("the run's transactions: %d (op count), %v (figure); want 3 clients x 40", tx, steps[1].Workload["transactions"])
+			}
+			if n := countHistory(t, target); n != tx {
+				t.Errorf("pgbench_history holds %d rows for %d transactions", n, tx)
+			}
+		})
+	}
+}
+
+// countHistory counts pgbench_history's rows.
+func countHistory(t *testing.T, target string) int64 {
+	t.Helper()
+	store, err := scriptsql.For(testtargets.Open(t, target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := store.QueryRow(context.Background(), "SELECT count(*) FROM pgbench_history")
+	if err != nil || len(row) == 0 {
+		t.Fatalf("counting pgbench_history: %v", err)
+	}
+	n, _ := strconv.ParseInt(row[0], 10, 64)
+	return n
 }

@@ -147,7 +147,7 @@ func (b *Bench) planRun(ctx context.Context) (*workload.StepPlan, error) {
 		return nil, err
 	}
 	b.scale = scale
-	if b.cfg.Builtin() && !b.cfg.NoVacuum {
+	if b.cfg.Builtin() && !b.cfg.NoVacuum && b.cfg.first() { // once, before every shard's barrier
 		if err := b.store.Exec(ctx, beforeRunSQL(b.store.Dialect())...); err != nil {
 			return nil, fmt.Errorf("before the run (vacuum, truncate pgbench_history; --no-vacuum skips it): %w", err)
 		}

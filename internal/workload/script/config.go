@@ -48,6 +48,9 @@ type Config struct {
 	Arrival      workload.Arrival
 	// Sleep, if set, replaces the context-aware sleep of \sleep (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Shard and Shards: this process runs share Shard of Shards of the run (shard.go); 0 and
+	// 0 (or 1) for a whole run.
+	Shard, Shards int
 }
 
 // DefaultConfig is pgbench's defaults, with 10 transactions per client (-t 10).

@@ -65,6 +65,8 @@ func Declaration(ops []measure.OpType) archive.Figures {
 			archive.Column{Name: o.Name + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true, Headline: true},
 			archive.Column{Name: o.Name + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
 	}
+	// What the clients did, which a sharded run's merge adds up (tps too: each shard's is its share).
+	f.Sums = []string{keyTPS, "transactions", keyFailed, "serialization_failures", "deadlock_failures", "retried", "retries"}
 	return f
 }
 

@@ -18,6 +18,10 @@ const initBatch = 10000
 // SQLite have them from the start) as its last operation.
 func (b *Bench) planInit(ctx context.Context) (*workload.StepPlan, error) {
 	d, scale := b.store.Dialect(), int64(b.cfg.Scale)
+	if !b.cfg.first() { // shard 0 initializes; this shard waits for it at the next barrier
+		return &workload.StepPlan{Step: runner.Step{Name: StepInit, Ops: initOps}, Main: 0, Write: 0, Read: workload.None,
+			Close: func() error { return nil }}, nil
+	}
 	if err := b.store.Exec(ctx, createSQL(d, b.cfg.Scale)...); err != nil {
 		return nil, fmt.Errorf("creating pgbench's tables: %w", err)
 	}

@@ -28,13 +28,18 @@ func (b *Bench) clients(ctx context.Context) ([]*client, error) {
 	b.runs++
 	base := NewPRNG(seed)
 	var out []*client
+	lo, hi := b.cfg.ClientRange() // sharded: this shard's clients, by their global numbers (shard.go)
 	for i := range b.cfg.Clients {
+		rng := NewPRNG(base.Uint64()) // every client's draw, so that a shard's streams are a whole run's
+		if i < lo || i >= hi {
+			continue
+		}
 		conn, err := b.store.Connect(ctx)
 		if err != nil {
 			return out, err
 		}
 		c := &client{scripts: b.scripts, conn: conn, mode: b.cfg.Mode, b: b, id: i, sleep: b.cfg.Sleep,
-			env: Env{Vars: make([]Var, b.syms.Len()), Syms: b.syms, RNG: NewPRNG(base.Uint64())}}
+			env: Env{Vars: make([]Var, b.syms.Len()), Syms: b.syms, RNG: rng}}
 		if c.sleep == nil {
 			c.sleep = sleepCtx
 		}
@@ -46,8 +51,13 @@ func (b *Bench) clients(ctx context.Context) ([]*client, error) {
 	}
 	defaultSeed := int64(base.Uint64())
 	choose := NewPRNG(base.Uint64())
-	for i, c := range out {
-		c.choose = NewPRNG(choose.Uint64())
+	for i := range b.cfg.Clients {
+		draw := choose.Uint64()
+		if i < lo || i >= hi {
+			continue
+		}
+		c := out[i-lo]
+		c.choose = NewPRNG(draw)
 		v := c.env.Vars
 		v[b.syms.Lookup("scale")].SetValue(Int(b.scale))
 		v[b.syms.Lookup("client_id")].SetValue(Int(int64(i)))
@@ -115,7 +125,7 @@ func (b *Bench) addClients(s *runner.Step, clients []*client, warm *warmAside) e
 		for i, c := range clients {
 			dos[i] = warm.wrap(i, c)
 		}
-		limit := b.cfg.Transactions * int64(b.cfg.Clients)
+		limit := b.cfg.Transactions * int64(len(clients)) // per client, of this shard's clients
 		return b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: limit})
 	}
 	for i, c := range clients {

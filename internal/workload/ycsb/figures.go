@@ -63,6 +63,9 @@ func Declaration() archive.Figures {
 			archive.Column{Name: o.Abbrev + "_p99", Op: o.Name, Stat: archive.StatP99, Better: lo, Summary: true, Compare: true, Headline: true},
 			archive.Column{Name: o.Abbrev + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
 	}
+	// What the clients did, which a sharded run's merge adds up (the throughput too: each
+	// shard's is its share).
+	f.Sums = []string{keyThroughput, "operations", "not_found", "inserted"}
 	return f
 }
 
