@@ -40,9 +40,16 @@ json puts it in "not_like_for_like" (docs/reports.md).
 Given run groups (--repeat N), each figure's medians are compared, with Welch's t-test on the
 logarithms of the runs' values (p) adjusted by Benjamini-Hochberg over every figure of the
 compare (q): "+"/"-" only when q < 0.05, "~" after a ratio that may be noise. A legend follows
-the table; docs/repeats.md explains the statistics.`,
+the table; docs/repeats.md explains the statistics.
+
+--why explains each step whose main rate changed significantly (runs: by 5% or more and beyond
+the step's per-second noise; groups: q < 0.05): one line naming the DBMS figures per op that
+moved most, then a table top down: the rate, CPU, IO and context switches per op, then the
+vital signs and every counter per op ranked by how much they changed (groups: "~" when inside
+the repeats' spread). --defs FILE ranks your own definitions too (docs/counters.md).`,
 		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
   dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md
+  dbperf compare --base runs/pg-15 runs/pg-16 --why --defs mine.conf
   dbperf compare --base runs/pg-15 runs/pg-16 --format json | jq '.rows[] | select(.runs[0].mark == "worse")'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
