@@ -61,14 +61,20 @@ var stallColumn = SummaryColumn{Name: "stalls", Help: hostHelp["stalls"] + `; "-
 		return fmt.Sprint(s.Stalls.Count)
 	}}
 
-// hostSummaryColumn is a summary column of the monitor's figures; "-" for a step without them.
+// hostWide are the host figures of the whole host, which a merged step has only when every
+// shard ran on one host (hosts.go); the others are nil pointers when unknown.
+var hostWide = map[string]bool{"cpups": true}
+
+// hostSummaryColumn is a summary column of the monitor's figures, a merged step's from its
+// shards' (hosts.go); "-" for a step without them.
 func hostSummaryColumn(name string, better archive.Direction, get func(h *archive.HostSummary) string) SummaryColumn {
 	return SummaryColumn{Name: name, Help: hostHelp[name], Better: better, Compact: compactHost[name],
 		cell: func(_ Run, s archive.Step) string {
-			if s.Host == nil {
+			h, oneHost := stepHost(s)
+			if h == nil || hostWide[name] && !oneHost {
 				return "-"
 			}
-			return get(s.Host)
+			return get(h)
 		}}
 }
 
@@ -95,14 +101,22 @@ var hostSummaryColumns = []SummaryColumn{
 	hostSummaryColumn("dbgb1", lower, func(h *archive.HostSummary) string { return num(h.DBGB1, "%.3f") }),
 	hostSummaryColumn("dbgb2", lower, func(h *archive.HostSummary) string { return num(h.DBGB2, "%.3f") }),
 	hostSummaryColumn("rss", lower, func(h *archive.HostSummary) string { return num(h.RSS, "%.3f") }),
-	hostSummaryColumn("client", "", func(h *archive.HostSummary) string {
+	clientColumn,
+}
+
+// clientColumn is dbperf's cores, "!" when client-bound; a merged step's tooltip in the report
+// says which shards were and why.
+var clientColumn = func() SummaryColumn {
+	c := hostSummaryColumn("client", "", func(h *archive.HostSummary) string {
 		c := fmt.Sprintf("%.2f", h.ClientCPUCores)
 		if h.ClientBound {
 			c += "!"
 		}
 		return c
-	}),
-}
+	})
+	c.title = clientTitle
+	return c
+}()
 
 var provenanceColumns = []SummaryColumn{
 	{Name: "target", Help: "the target's kind (postgres, mysql, sqlite, pebble, ...)",

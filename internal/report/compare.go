@@ -21,10 +21,11 @@ type figure struct {
 
 func hostFigure(get func(h *archive.HostSummary) *float64) func(archive.Step) (float64, bool) {
 	return func(s archive.Step) (float64, bool) {
-		if s.Host == nil {
+		h, _ := stepHost(s) // a merged step's from its shards' (hosts.go)
+		if h == nil {
 			return 0, false
 		}
-		p := get(s.Host)
+		p := get(h)
 		if p == nil {
 			return 0, false
 		}

@@ -45,6 +45,18 @@ type Table struct {
 	// Title, if set, precedes the text format's table, and Note follows it: what it left out
 	// (FittedSummaryTable).
 	Title, Note string
+	// Titles are the report's tooltips of cells (row, column), if any; text formats ignore them.
+	Titles map[[2]int]string
+}
+
+// CellTitle returns a cell's tooltip, "" when it has none.
+func (t Table) CellTitle(row, col int) string { return t.Titles[[2]int{row, col}] }
+
+func (t *Table) setTitle(row, col int, title string) {
+	if t.Titles == nil {
+		t.Titles = map[[2]int]string{}
+	}
+	t.Titles[[2]int{row, col}] = title
 }
 
 // Mark returns the mark of a cell, MarkNone when there is none.

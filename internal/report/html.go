@@ -192,10 +192,11 @@ type htmlStep struct {
 	Name     string
 	Anchor   string
 	Runs     []htmlStepRun
-	Charts   []string // chart ids, in order
-	Note     string   // why the step has no charts over time
-	Patterns string   // how the step inserts into each index, as declared
-	Picker   string   // the counter picker's element id, when the step has counters
+	Charts   []string    // chart ids, in order
+	Note     string      // why the step has no charts over time
+	Patterns string      // how the step inserts into each index, as declared
+	Picker   string      // the counter picker's element id, when the step has counters
+	Shards   *htmlShards // each merged run's shards (hosts.go)
 }
 
 // htmlStepRun is a run's line in a step's heading: its duration, whether it completed, stalls.
@@ -327,6 +328,7 @@ func buildStep(runs []Run, names []string, base int, step string, si int, data *
 	st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si), Patterns: stepPatterns(runs, step)}
 	most := 0
 	var lasted []string
+	sums := make([]*archive.Step, len(runs))
 	for ri, r := range runs {
 		f, err := readStepFiles(r, step)
 		if err != nil {
@@ -335,6 +337,7 @@ func buildStep(runs []Run, names []string, base int, step string, si int, data *
 		files[ri] = f
 		sr := htmlStepRun{Run: names[ri], Color: htmlColor(ri), Seconds: "-", OK: "-"}
 		if f != nil {
+			sums[ri] = &f.summary
 			sr.Seconds, sr.OK = seconds(f.summary.Seconds), stepOK(f.summary)
 			if s := f.summary.Stalls; s != nil {
 				sr.Present, sr.Stalls, sr.StallSec, sr.Longest = true, s.Count, s.TotalSec, s.LongestSec
@@ -344,6 +347,7 @@ func buildStep(runs []Run, names []string, base int, step string, si int, data *
 		}
 		st.Runs = append(st.Runs, sr)
 	}
+	st.Shards = shardTable(names, sums)
 	var charts []*htmlChart
 	if most >= minIntervals {
 		csteps := counterSteps(runs, step)

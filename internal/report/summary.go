@@ -84,6 +84,7 @@ type SummaryColumn struct {
 	// Compact is set for the columns of the default summary; the others show with --wide.
 	Compact bool
 	cell    func(r Run, s archive.Step) string
+	title   func(r Run, s archive.Step) string // the report's tooltip of a cell, if any
 }
 
 // SummaryColumns are the columns of the wide summary, in order: run, step, ok, secs, the
@@ -197,6 +198,12 @@ func tableOf(runs []Run, cols []SummaryColumn) Table {
 			row := make([]string, len(cols))
 			for i, c := range cols {
 				row[i] = c.cell(r, s)
+				if c.title == nil {
+					continue
+				}
+				if title := c.title(r, s); title != "" {
+					t.setTitle(len(t.Rows), i, title)
+				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
