@@ -64,12 +64,15 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			if err := sharding.forSysbench(c, &cfg); err != nil { // --shard: shard.go
+				return err
+			}
 			needsData := ""
 			if cfg.Steps[0] == sysbench.StepRun {
 				needsData = "the run step needs the sbtest tables: run prepare first (--steps prepare,run)"
 			}
 			_, err = launch{workload: sysbench.Name, prefix: "sysbench", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: bindSysbench(cfg)}.run(c)
+				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindSysbench(cfg))}.run(c)
 			return err
 		},
 	}
@@ -89,8 +92,32 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 	f.StringVar(&out, "out", "", "run directory (default runs/sysbench-NAME-DATE-TIME); with several runs, the directory of their run directories")
 	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
 	load.add(f)
+	sharding.add(f)
 	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
+}
+
+// forSysbench checks the shard flags and gives the test this shard's threads (and so the
+// prepare threads and tables among them), its share of --events and of an open-loop rate. The
+// threads of every shard share the tables, so shard 0 checks them once every shard is done.
+func (s *shardFlags) forSysbench(c *cobra.Command, cfg *sysbench.Config) error {
+	if err := s.check(c, sysbench.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
+		return err
+	}
+	if err := s.parsed.CheckClients("threads", cfg.Threads); err != nil {
+		return err
+	}
+	lo, hi := s.parsed.Range(int64(cfg.Threads))
+	cfg.ThreadFrom, cfg.ThreadTo, cfg.Sharded = int(lo), int(hi), true
+	s.prov.Work = map[string][2]int64{"threads": {lo, hi}}
+	s.settings = map[string]any{"arrival": cfg.Arrival.String(), "events": cfg.Events}
+	if cfg.Events > 0 {
+		cfg.Events = s.parsed.Shares(cfg.Events)
+	}
+	cfg.Arrival = s.arrivalShare(cfg.Arrival)
+	s.conns = cfg.Threads + 3*s.parsed.Count // threads; admin, monitor, rendezvous
+	s.checksFirst = true
+	return nil
 }
 
 // sysbenchNames accepts sysbench's underscore spellings and the aliases.

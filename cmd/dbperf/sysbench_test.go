@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/testtargets"
 )
 
 // TestSysbenchCommand: run sysbench prepares and runs a test into a run directory that summary
@@ -53,6 +58,7 @@ func TestSysbenchCommand(t *testing.T) {
 		{[]string{"run", "sysbench", "read_only", "--steps", "run"}, "run prepare first"},
 		{[]string{"run", "sysbench", "read_only", "--sla", "query:p99<1ms"}, `names op type "query"`},
 		{[]string{"run", "sysbench", "read_only", "--warmup", "1s"}, "step prepare creates and loads the tables"},
+		{[]string{"run", "sysbench", "read_only", "--shard", "0/4", "--threads", "2", "--seed", "1"}, "splits 2 threads over 4 shards"},
 	} {
 		sub := t.TempDir()
 		r := run(t, sub, c.args...)
@@ -79,5 +85,61 @@ func TestSearchSysbench(t *testing.T) {
 	}
 	if r := run(t, t.TempDir(), "search", "sysbench", "read_only", "--setup", "run", "--sla", "trx:p99<1s"); r.code == 0 || !strings.Contains(r.stderr, "--setup must be prepare") {
 		t.Errorf("--setup run: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// TestShardedSysbench: 2 shard processes of one read_write run on PostgreSQL split the 3
+// threads (prepare's threads and their tables with them) and the 300 events; the merged run has
+// every table's rows loaded, all 300 events and their queries added up, and shard 0's checks of
+// the whole tables passed.
+func TestShardedSysbench(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		if testing.Short() {
+			t.Skip("-short: no PostgreSQL")
+		}
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
+	}
+	dir := t.TempDir()
+	target := testtargets.WithDatabase(dsn, "dbperf_sbshard")
+	testtargets.Open(t, target).Close()
+	res := make([]result, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		a := []string{"run", "sysbench", "read_write", "--target", target, "--tables", "3", "--table-size", "500", "--threads", "3",
+			"--events", "300", "--time", "0", "--seed", "3", "--quiet", "--out", fmt.Sprintf("s%d", i), "--shard", fmt.Sprintf("%d/2", i), "--rendezvous-timeout", "2m"}
+		wg.Go(func() { res[i] = run(t, dir, a...) })
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 {
+			t.Fatalf("shard %d: %s %s", i, r.stdout, r.stderr)
+		}
+	}
+	if r := run(t, dir, "merge", "s0", "s1", "--out", "merged"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	meta, steps, err := archive.Read(filepath.Join(dir, "merged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := meta.Shards[0].Work["threads"], meta.Shards[1].Work["threads"]; a[0] != 0 || a[1] != b[0] || b[1] != 3 {
+		t.Errorf("the shards' threads %v and %v do not cover [0, 3)", a, b)
+	}
+	if len(steps) != 2 || !steps[0].Verified || !steps[1].Verified {
+		t.Fatalf("merged steps %+v", steps)
+	}
+	if n := steps[0].Ops["load"].Count; n != 1500 {
+		t.Errorf("prepare loaded %d rows, want 3 x 500", n)
+	}
+	if n := steps[1].Ops["trx"].Count; n != 300 {
+		t.Errorf("the run did %d events, want 300", n)
+	}
+	w := steps[1].Workload
+	if w["transactions"] != float64(300) {
+		t.Errorf("merged transactions %v, want 300", w["transactions"])
+	}
+	if w["ignored_errors"] == float64(0) && w["queries_total"] != float64(300*20) { // a restart adds statements
+		t.Errorf("merged queries %v, want 20 for each of 300 events", w["queries_total"])
 	}
 }

@@ -165,10 +165,7 @@ func (b *Bench) rng(step string, client int) *rand.Rand {
 
 // Plan implements workload.Workload.
 func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, error) {
-	n := b.cfg.Threads
-	if step == StepPrepare {
-		n = min(n, b.cfg.Tables) // prepare's thread t loads tables t+1, t+1+threads, ...
-	}
+	n := len(b.threads(step))
 	var conns []Conn
 	closeAll := func() error {
 		var errs []error
@@ -212,7 +209,7 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	plan.WarmupEnd = b.mark.End
 	dos := make([]runner.DoFunc, len(conns))
 	for i, conn := range conns {
-		c := b.NewClient(StepRun, i, conn)
+		c := b.NewClient(StepRun, b.threads(StepRun)[i], conn)
 		b.clients = append(b.clients, c)
 		dos[i] = c.do
 	}
@@ -221,6 +218,25 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	}
 	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.figures(res), nil }
 	return plan, nil
+}
+
+// threads are the global numbers of the threads this process runs in a step: all of them, or a
+// shard's (--shard: [ThreadFrom, ThreadTo)); prepare's are min(threads, tables), thread t
+// loading tables t+1, t+1+n, ... (oltp_common.lua:85-88).
+func (b *Bench) threads(step string) []int {
+	n := b.cfg.Threads
+	if step == StepPrepare {
+		n = min(n, b.cfg.Tables)
+	}
+	from, to := 0, n
+	if b.cfg.ThreadTo > 0 {
+		from, to = b.cfg.ThreadFrom, min(b.cfg.ThreadTo, n)
+	}
+	var out []int
+	for t := from; t < to; t++ {
+		out = append(out, t)
+	}
+	return out
 }
 
 // Totals adds up the clients' counts.

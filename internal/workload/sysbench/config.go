@@ -57,7 +57,11 @@ type Config struct {
 	IgnoreAll       bool          // --mysql-ignore-errors all
 	Steps           []string
 	Seed            uint64
-	Arrival         workload.Arrival
+	// ThreadFrom and ThreadTo are a shard's threads (--shard), [from, to) of --threads; 0, 0:
+	// all. Sharded leaves out the checks a shard cannot make (the rows all shards inserted).
+	ThreadFrom, ThreadTo int
+	Sharded              bool
+	Arrival              workload.Arrival
 }
 
 // DefaultConfig is oltp_read_write with sysbench's defaults.

@@ -66,7 +66,20 @@ func (b *Bench) planPrepare(ctx context.Context, conns []Conn) (*workload.StepPl
 	if e, ok := b.store.(Engine); ok {
 		engine = e.Engine()
 	}
-	for t := 1; t <= b.cfg.Tables; t++ {
+	threads := b.threads(StepPrepare)
+	n := min(b.cfg.Threads, b.cfg.Tables)
+	tablesOf := func(w int) []int {
+		var ts []int
+		for t := w + 1; t <= b.cfg.Tables; t += n {
+			ts = append(ts, t)
+		}
+		return ts
+	}
+	var mine []int
+	for _, w := range threads {
+		mine = append(mine, tablesOf(w)...)
+	}
+	for _, t := range mine {
 		if err := b.store.Exec(ctx, "DROP TABLE IF EXISTS sbtest"+strconv.Itoa(t)); err != nil {
 			return nil, fmt.Errorf("dropping sbtest%d: %w", t, err)
 		}
@@ -77,16 +90,18 @@ func (b *Bench) planPrepare(ctx context.Context, conns []Conn) (*workload.StepPl
 	rows := b.cfg.LoadRows()
 	per := rowsPerStatement()
 	stmts := max(1, (rows+per-1)/per) // one call per statement; a table of no rows still gets its index
-	plan := &workload.StepPlan{Progress: OpLoad, Total: rows * int64(b.cfg.Tables), Main: OpLoad, Write: OpLoad, Read: workload.None}
+	plan := &workload.StepPlan{Progress: OpLoad, Total: rows * int64(len(mine)), Main: OpLoad, Write: OpLoad, Read: workload.None}
 	s := &plan.Step
 	s.Name, s.Ops = StepPrepare, Ops
 	for i, conn := range conns {
-		l := &loader{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(StepPrepare, i)), next: 1}
-		for t := i + 1; t <= b.cfg.Tables; t += len(conns) {
-			l.tables = append(l.tables, t)
-		}
-		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("prepare %d", i+1), Primary: true,
+		w := threads[i]
+		l := &loader{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(StepPrepare, w)), next: 1, tables: tablesOf(w)}
+		s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("prepare %d", w+1), Primary: true,
 			Schedule: runner.ClosedLoop{Limit: stmts * int64(len(l.tables))}, Do: l.do})
+	}
+	if len(s.Workers) == 0 { // a shard beyond the prepare threads: nothing of its own to load
+		s.Workers = append(s.Workers, runner.Worker{Name: "prepare (none)", Primary: true, Schedule: runner.ClosedLoop{Limit: 1},
+			Do: func(context.Context, int) (measure.Op, int64, error) { return OpLoad, 0, nil }})
 	}
 	b.loaded = true
 	return plan, nil
