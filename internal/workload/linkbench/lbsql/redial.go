@@ -119,16 +119,19 @@ func (r *redialConn) DeleteLink(ctx context.Context, id1, linkType, id2, nowMs i
 }
 
 func (r *redialConn) GetLinks(ctx context.Context, id1, linkType int64, id2s []int64, out []lb.Link) ([]lb.Link, error) {
-	err := r.read(func(c *Conn) (err error) { out, err = c.GetLinks(ctx, id1, linkType, id2s, out); return err })
-	return out, err
+	if r.c == nil {
+		return out, r.lost(errNotRedialed, false)
+	}
+	out, err := r.c.GetLinks(ctx, id1, linkType, id2s, out)
+	return out, r.lost(err, false)
 }
 
 func (r *redialConn) GetLinkList(ctx context.Context, id1, linkType, minTime, maxTime int64, offset, limit int, out []lb.Link) ([]lb.Link, error) {
-	err := r.read(func(c *Conn) (err error) {
-		out, err = c.GetLinkList(ctx, id1, linkType, minTime, maxTime, offset, limit, out)
-		return err
-	})
-	return out, err
+	if r.c == nil {
+		return out, r.lost(errNotRedialed, false)
+	}
+	out, err := r.c.GetLinkList(ctx, id1, linkType, minTime, maxTime, offset, limit, out)
+	return out, r.lost(err, false)
 }
 
 func (r *redialConn) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
