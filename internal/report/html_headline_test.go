@@ -148,3 +148,23 @@ func TestHeadlineGate(t *testing.T) {
 		t.Errorf("b missed the gate: %+v, why asked %v; want %s, not comparable", v, asked, NotComparable)
 	}
 }
+
+// TestOverviewLongOps: a main op whose operations last seconds (an index build) is drawn as
+// the step's mean rate over its seconds, not as the one interval its units ended in; a step of
+// short operations keeps its seconds' rates.
+func TestOverviewLongOps(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	rows := &htmlCSV{cols: map[string][]*float64{"t_sec": {f(1), f(2), f(3), f(3.5)}, "index_per_sec": {f(0), f(0), f(0), f(600000)}}}
+	long := &htmlStepFiles{intervals: rows, summary: archive.Step{Seconds: 3.5,
+		Ops: map[string]measure.OpSummary{"index": {Count: 300000, PerSec: 85714.3, P50Us: 3.4e6}}}}
+	got := overviewBins(long, 5, 1)
+	for k, v := range got {
+		if k < 4 && (v == nil || *v != 85714.3) || k == 4 && v != nil {
+			t.Errorf("bin %d: %v; want the mean rate over the step's 3.5 s", k, v)
+		}
+	}
+	long.summary.Ops = map[string]measure.OpSummary{"index": {Count: 300000, PerSec: 85714.3, P50Us: 900}}
+	if got := overviewBins(long, 5, 1); got[0] != nil || got[3] == nil || *got[3] != 600000 {
+		t.Errorf("short operations: %v; want the seconds' rates", got)
+	}
+}
