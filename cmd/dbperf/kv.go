@@ -15,13 +15,9 @@ import (
 func runKVCmd() *cobra.Command {
 	cfg := kv.DefaultConfig()
 	var (
-		targets  = []string{"pebble"}
-		steps    = cfg.Steps
-		out      string
-		seed     uint64
-		noVerify bool
-		cacheMB  int64
-		load     loadFlags
+		rf      = runFlags{name: kv.Name, prefix: "kv"}
+		steps   = cfg.Steps
+		cacheMB int64
 	)
 	c := &cobra.Command{
 		Use:   "kv",
@@ -44,12 +40,7 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg.Steps = steps
 			cfg.CacheBytes = cacheMB << 20
-			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
-				return err
-			}
-			cfg.Seed = seed
-			if err := cfg.Validate(); err != nil {
+			if err := rf.settle(c, &cfg.Arrival, &cfg.Seed, cfg.Validate); err != nil {
 				return err
 			}
 			if err := output.checkStepOps(cfg.Steps, kv.StepOps); err != nil {
@@ -60,8 +51,7 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 				needsData = cfg.Steps[0] + " reads keys that fillseq loads: run fillseq first (e.g. --steps fillseq," + cfg.Steps[0] + ")"
 			}
 			bind := func(t driver.Target) (workload.Workload, error) { return kv.New(cfg, t) }
-			dirs, err := launch{workload: kv.Name, prefix: "kv", targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: bind}.run(c)
+			dirs, err := rf.launch(needsData, bind).run(c)
 			for _, d := range dirs {
 				printKVRows(c.OutOrStdout(), d)
 			}
@@ -69,15 +59,11 @@ Defaults are small so a run takes about a minute; the reference uses --keys 1000
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&targets, "target", targets, "engine (repeat for several): pebble[:DIR], rocksdb[:DIR], badger[:DIR], bbolt[:FILE], sqlite[:FILE]")
+	rf.add(f, runSpec{Target: "pebble", TargetHelp: "pebble[:DIR], rocksdb[:DIR], badger[:DIR], bbolt[:FILE], sqlite[:FILE]"})
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated")
 	addKVFlags(f, &cfg, &cacheMB)
 	f.Float64Var(&cfg.StepSeconds, "step-seconds", cfg.StepSeconds, "length of each time-limited step (reference 65)")
 	f.Float64Var(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds, "length of revrange, the compaction-drain step (reference 300)")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/kv-NAME-DATE-TIME); with several targets, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
 	return c
 }
 

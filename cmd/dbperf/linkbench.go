@@ -18,14 +18,9 @@ import (
 func runLinkBenchCmd() *cobra.Command {
 	cfg := linkbench.DefaultConfig()
 	var (
-		targets  = []string{"sqlite"}
-		planFile string
-		steps    = cfg.Steps
-		out      string
-		seed     uint64
-		noVerify bool
-		seconds  time.Duration
-		load     loadFlags
+		rf      = runFlags{name: linkbench.Name, prefix: "lb"}
+		steps   = cfg.Steps
+		seconds time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "linkbench",
@@ -50,10 +45,10 @@ of ids. See docs/linkbench.md.`,
 			cfg.Steps = steps
 			cfg.RequestTime = seconds
 			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
+			if cfg.Arrival, err = rf.arrival(c); err != nil {
 				return err
 			}
-			cfg.Seed = seed
+			cfg.Seed = rf.seed
 			if err := sharding.forLinkBench(c, &cfg); err != nil { // --shard: shard.go
 				return err
 			}
@@ -67,14 +62,12 @@ of ids. See docs/linkbench.md.`,
 			if cfg.Steps[0] == linkbench.StepRequest {
 				needsData = "the request step needs a loaded graph: run load first (e.g. --steps load,request)"
 			}
-			_, err = launch{workload: linkbench.Name, prefix: "lb", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindLinkBench(cfg))}.run(c)
+			_, err = rf.launch(needsData, sharding.wrap(bindLinkBench(cfg))).run(c)
 			return err
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
-	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://...", Plan: true, ClientBound: true, Shard: true})
 	f.Int64Var(&cfg.StartID, "startid", cfg.StartID, "first id (startid1)")
 	f.Int64Var(&cfg.MaxID, "maxid", cfg.MaxID, "ids are [startid, maxid) (maxid1; the reference: 10000001, about 10 GB)")
 	f.Int64Var(&cfg.MaxDegree, "max-degree", cfg.MaxDegree, "cap on an id's out-degree: 0 none (the original), -1 auto (none from 1M ids, 1000 below)")
@@ -87,12 +80,6 @@ of ids. See docs/linkbench.md.`,
 	addLinkBenchQueryMode(f, &cfg)
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation (deadlock, lock wait timeout) before the step fails; each counts as an error of its op type")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order: load, request")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/lb-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks after each step")
-	load.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
-	sharding.add(f)
 	return c
 }
 

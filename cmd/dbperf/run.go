@@ -58,15 +58,10 @@ func runCmd() *cobra.Command {
 func runInsertCmd() *cobra.Command {
 	cfg := insertbench.DefaultConfig()
 	var (
-		targets    = []string{"sqlite"}
-		planFile   string
+		rf         = runFlags{name: "insert", prefix: "insert"}
 		tables     = "per-client"
 		steps      = cfg.Steps
-		out        string
-		seed       uint64
-		noVerify   bool
 		settleWait time.Duration
-		load       loadFlags
 	)
 	c := &cobra.Command{
 		Use:   "insert",
@@ -111,10 +106,10 @@ every target gets the same rows. A failed run does not stop the others.`,
 				cfg.SettleScale = settleScaleFor(cfg)
 			}
 			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
+			if cfg.Arrival, err = rf.arrival(c); err != nil {
 				return err
 			}
-			cfg.Seed = seed
+			cfg.Seed = rf.seed
 			if err := sharding.forInsert(c, &cfg); err != nil { // --shard: shard.go
 				return err
 			}
@@ -127,21 +122,19 @@ every target gets the same rows. A failed run does not stop the others.`,
 			if err := output.checkStepOps(cfg.Steps, insertbench.StepOps); err != nil {
 				return err
 			}
-			if noVerify && cfg.FullChecks {
+			if rf.noVerify && cfg.FullChecks {
 				return fmt.Errorf("--full-checks chooses the checks that --no-verify skips: give one of them")
 			}
-			serverOnly := ""
+			l := rf.launch(cfg.NeedsData(), sharding.wrap(bindInsert(cfg)))
 			if cfg.Prepared {
-				serverOnly = "--prepared"
+				l.serverOnly = "--prepared"
 			}
-			_, err = launch{serverOnly: serverOnly, workload: "insert", prefix: "insert", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: cfg.NeedsData(), bind: sharding.wrap(bindInsert(cfg))}.run(c)
+			_, err = l.run(c)
 			return err
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
-	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see above)")
+	rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://...", Plan: true, ClientBound: true, Shard: true})
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients; each has an inserter, a deleter and a querier with their own connections")
 	f.StringVar(&tables, "tables", tables, "per-client (a table per client) or shared (one table for all)")
 	f.Int64Var(&cfg.Rows, "rows", cfg.Rows, "rows each client loads in l.i0")
@@ -149,21 +142,15 @@ every target gets the same rows. A failed run does not stop the others.`,
 	f.Float64Var(&cfg.QSeconds, "q-seconds", cfg.QSeconds, "length of each q step at its insert rate: each client inserts rate x q-seconds rows")
 	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated (and cleanup: drop the tables dbperf created)")
 	f.Float64Var(&cfg.StepSeconds, "step-seconds", 0, "end each load step (l.i0, l.i1, l.i2) after this many seconds, even with rows left")
-	sharding.add(f)
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
 	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
 	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 0.01 when --rows and --l1-rows are at or below their defaults, a small run; else 1)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/insert-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the database checks")
 	f.BoolVar(&cfg.Drop, "drop", false, "let l.i0 drop tables of the benchmark's names that dbperf did not create (its own are replaced)")
 	addQueryModeFlags(f, &cfg.Prepared) // --query-mode simple|prepared, and --prepared (linkbench.go)
 	f.BoolVar(&cfg.FullChecks, "full-checks", false, "the full check (counts, index scans) after every step; by default steps are followed by a bounded sample that leaves the caches alone, and only the last by the full check")
-	load.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }
 

@@ -26,14 +26,9 @@ type scriptFlags struct {
 func runScriptCmd() *cobra.Command {
 	cfg := script.DefaultConfig()
 	var (
-		sf       scriptFlags
-		targets  = []string{"sqlite"}
-		planFile string
-		steps    []string
-		out      string
-		seed     uint64
-		noVerify bool
-		load     loadFlags
+		sf    scriptFlags
+		rf    = runFlags{name: script.Name, prefix: "script"}
+		steps []string
 	)
 	c := &cobra.Command{
 		Use:   "script",
@@ -55,12 +50,7 @@ See docs/script.md.`,
 			if err := sf.apply(c, &cfg, steps); err != nil {
 				return err
 			}
-			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
-				return err
-			}
-			cfg.Seed = seed
-			if err := cfg.Validate(); err != nil {
+			if err := rf.settle(c, &cfg.Arrival, &cfg.Seed, cfg.Validate); err != nil {
 				return err
 			}
 			if err := sharding.forScript(c, &cfg); err != nil { // --shard: shard.go
@@ -73,25 +63,18 @@ See docs/script.md.`,
 			if cfg.Builtin() && cfg.Steps[0] != script.StepInit {
 				needsData = "the built-in scripts need pgbench's tables: run the init step first (--steps init,run)"
 			}
-			_, err = launch{workload: script.Name, prefix: "script", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindScript(cfg))}.run(c)
+			_, err := rf.launch(needsData, sharding.wrap(bindScript(cfg))).run(c)
 			return err
 		},
 	}
 	f := c.Flags()
 	sf.add(f, &cfg)
-	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
-	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], postgres://..., mysql://...", Plan: true, ClientBound: true, Shard: true,
+		SeedHelp: "the random seed (pgbench --random-seed): the first run step draws what pgbench draws with it (default: a new one, printed and stored)"})
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients, each with its own connection (pgbench -c)")
 	f.Int64Var(&cfg.Transactions, "transactions", cfg.Transactions, "transactions per client (pgbench -t); 0 with --step-seconds")
 	f.Float64Var(&sf.seconds, "step-seconds", 0, "run for this many seconds (pgbench -T), with no limit on transactions unless --transactions is given")
 	f.StringSliceVar(&steps, "steps", nil, "steps to run, in order: init (the built-in scripts' tables), run (default: init,run with --builtin, else run)")
-	f.Uint64Var(&seed, "seed", 0, "the random seed (pgbench --random-seed): the first run step draws what pgbench draws with it (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/script-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
-	sharding.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }
 

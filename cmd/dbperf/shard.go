@@ -93,71 +93,68 @@ func (s *shardFlags) check(c *cobra.Command, workloadName string, seed uint64) e
 	return nil
 }
 
-// forInsert checks the flags and gives the Insert Benchmark this shard's clients and its share
-// of an open-loop rate.
-func (s *shardFlags) forInsert(c *cobra.Command, cfg *insertbench.Config) error {
-	if err := s.check(c, "insert", cfg.Seed); err != nil || !s.parsed.Sharded() {
-		return err
+// share checks the flags of a workload whose client count is the flag clientsFlag; false
+// (with no error) is a whole run, which takes no share.
+func (s *shardFlags) share(c *cobra.Command, name string, seed uint64, clientsFlag string, clients int) (bool, error) {
+	if err := s.check(c, name, seed); err != nil || !s.parsed.Sharded() {
+		return false, err
 	}
-	if err := s.parsed.CheckClients("clients", cfg.Clients); err != nil {
+	return true, s.parsed.CheckClients(clientsFlag, clients)
+}
+
+// took records the shard's work in run.json's provenance and the whole run's arrival setting
+// in its settings, gives the workload its share of an open-loop rate, and notes the whole
+// run's connections and whether the checks need the whole database (shard 0 runs them once
+// every shard is done).
+func (s *shardFlags) took(work map[string][2]int64, a *workload.Arrival, conns int, checksFirst bool) {
+	s.prov.Work = work
+	s.settings = map[string]any{"arrival": a.String()}
+	*a = s.arrivalShare(*a)
+	s.conns, s.checksFirst = conns, checksFirst
+}
+
+// forInsert gives the Insert Benchmark this shard's clients; each shard checks its own tables.
+func (s *shardFlags) forInsert(c *cobra.Command, cfg *insertbench.Config) error {
+	if ok, err := s.share(c, "insert", cfg.Seed, "clients", cfg.Clients); !ok || err != nil {
 		return err
 	}
 	lo, hi := s.parsed.Range(int64(cfg.Clients))
 	cfg.ClientFrom, cfg.ClientTo, cfg.NotFirstShard = int(lo), int(hi), !s.parsed.First()
-	s.prov.Work = map[string][2]int64{"clients": {lo, hi}}
-	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
-	cfg.Arrival = s.arrivalShare(cfg.Arrival)
-	s.conns = 3*cfg.Clients + 3*s.parsed.Count // inserter, deleter, querier; admin, monitor, rendezvous
+	// inserter, deleter, querier a client; admin, monitor, rendezvous a shard
+	s.took(map[string][2]int64{"clients": {lo, hi}}, &cfg.Arrival, 3*cfg.Clients+3*s.parsed.Count, false)
 	return nil
 }
 
-// forLinkBench checks the flags and gives LinkBench this shard's share: its link chunks of the
-// load, its requesters, its share of an open-loop rate.
+// forLinkBench gives LinkBench this shard's share: its link chunks of the load, its requesters.
 func (s *shardFlags) forLinkBench(c *cobra.Command, cfg *linkbench.Config) error {
-	if err := s.check(c, linkbench.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
-		return err
-	}
-	if err := s.parsed.CheckClients("requesters", cfg.Requesters); err != nil {
+	if ok, err := s.share(c, linkbench.Name, cfg.Seed, "requesters", cfg.Requesters); !ok || err != nil {
 		return err
 	}
 	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
 	rlo, rhi := cfg.RequesterRange()
 	clo, chi := cfg.ChunkRange()
-	s.prov.Work = map[string][2]int64{"requesters": {int64(rlo), int64(rhi)}, "chunks": {clo, chi}}
-	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
-	cfg.Arrival = s.arrivalShare(cfg.Arrival)
-	s.conns = cfg.Requesters + (cfg.Loaders+4)*s.parsed.Count // loaders, node loader; admin, monitor, rendezvous
-	s.checksFirst = true
+	// loaders and the node loader, admin, monitor, rendezvous a shard
+	s.took(map[string][2]int64{"requesters": {int64(rlo), int64(rhi)}, "chunks": {clo, chi}}, &cfg.Arrival,
+		cfg.Requesters+(cfg.Loaders+4)*s.parsed.Count, true)
 	return nil
 }
 
-// forScript checks the flags and gives the script workload this shard's clients (by their
-// global numbers) and its share of an open-loop rate; shard 0 runs init and the checks.
+// forScript gives the script workload this shard's clients, by their global numbers; shard 0
+// runs init.
 func (s *shardFlags) forScript(c *cobra.Command, cfg *script.Config) error {
-	if err := s.check(c, script.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
-		return err
-	}
-	if err := s.parsed.CheckClients("clients", cfg.Clients); err != nil {
+	if ok, err := s.share(c, script.Name, cfg.Seed, "clients", cfg.Clients); !ok || err != nil {
 		return err
 	}
 	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
 	lo, hi := cfg.ClientRange()
-	s.prov.Work = map[string][2]int64{"clients": {int64(lo), int64(hi)}}
-	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
-	cfg.Arrival = s.arrivalShare(cfg.Arrival)
-	s.conns = cfg.Clients + 3*s.parsed.Count // clients; admin, monitor, rendezvous
-	s.checksFirst = true
+	s.took(map[string][2]int64{"clients": {int64(lo), int64(hi)}}, &cfg.Arrival, cfg.Clients+3*s.parsed.Count, true)
 	return nil
 }
 
-// forYCSB checks the flags and gives YCSB this shard's share: its clients, its share of the
-// load's key range (as YCSB's insertstart and insertcount) and of the run's operations, and of
-// an open-loop rate.
+// forYCSB gives YCSB this shard's share: its clients, its share of the load's key range (as
+// YCSB's insertstart and insertcount) and of the run's operations.
 func (s *shardFlags) forYCSB(c *cobra.Command, cfg *ycsb.Config) error {
-	if err := s.check(c, ycsb.Name, cfg.Seed); err != nil || !s.parsed.Sharded() {
-		return err
-	}
-	if err := s.parsed.CheckClients("threads", cfg.Clients); err != nil {
+	if ok, err := s.share(c, ycsb.Name, cfg.Seed, "threads", cfg.Clients); !ok || err != nil {
 		return err
 	}
 	cfg.Shard, cfg.Shards = s.parsed.Index, s.parsed.Count
@@ -166,11 +163,7 @@ func (s *shardFlags) forYCSB(c *cobra.Command, cfg *ycsb.Config) error {
 	}
 	lo, hi := cfg.ClientRange()
 	klo, khi := cfg.LoadRange()
-	s.prov.Work = map[string][2]int64{"clients": {int64(lo), int64(hi)}, "keys": {klo, khi}}
-	s.settings = map[string]any{"arrival": cfg.Arrival.String()}
-	cfg.Arrival = s.arrivalShare(cfg.Arrival)
-	s.conns = cfg.Clients + 3*s.parsed.Count // clients; admin, monitor, rendezvous
-	s.checksFirst = true
+	s.took(map[string][2]int64{"clients": {int64(lo), int64(hi)}, "keys": {klo, khi}}, &cfg.Arrival, cfg.Clients+3*s.parsed.Count, true)
 	return nil
 }
 

@@ -21,29 +21,7 @@ import (
 // runShards runs the shards of one Insert Benchmark run as processes at once and merges them.
 func runShards(t *testing.T, dir, target string, n int, args ...string) (archive.Run, []archive.Step) {
 	t.Helper()
-	var wg sync.WaitGroup
-	res := make([]result, n)
-	var dirs []string
-	for i := range n {
-		out := fmt.Sprintf("s%d", i)
-		dirs = append(dirs, out)
-		a := append([]string{"run", "insert", "--target", target, "--quiet", "--out", out, "--shard", fmt.Sprintf("%d/%d", i, n), "--rendezvous-timeout", "2m"}, args...)
-		wg.Go(func() { res[i] = run(t, dir, a...) })
-	}
-	wg.Wait()
-	for i, r := range res {
-		if r.code != 0 {
-			t.Fatalf("shard %d: %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
-		}
-	}
-	if r := run(t, dir, append(append([]string{"merge"}, dirs...), "--out", "merged")...); r.code != 0 {
-		t.Fatalf("merge: %s", r.stderr)
-	}
-	meta, steps, err := archive.Read(filepath.Join(dir, "merged"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return meta, steps
+	return runWorkloadShards(t, dir, "insert", target, n, args...)
 }
 
 // serverTargets are the CI's servers, each in a database of this test's own.

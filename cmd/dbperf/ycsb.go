@@ -15,14 +15,9 @@ import (
 func runYCSBCmd() *cobra.Command {
 	cfg := ycsb.DefaultConfig()
 	var (
-		targets  = []string{"pebble"}
-		planFile string
-		name     = "a"
-		out      string
-		seed     uint64
-		noVerify bool
-		seconds  float64
-		load     loadFlags
+		rf      = runFlags{name: ycsb.Name, prefix: "ycsb"}
+		name    = "a"
+		seconds float64
 	)
 	c := &cobra.Command{
 		Use:   "ycsb",
@@ -47,12 +42,7 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 					cfg.OperationCount = 0
 				}
 			}
-			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
-				return err
-			}
-			cfg.Seed = seed
-			if err := cfg.Validate(); err != nil {
+			if err := rf.settle(c, &cfg.Arrival, &cfg.Seed, cfg.Validate); err != nil {
 				return err
 			}
 			if err := sharding.forYCSB(c, &cfg); err != nil { // --shard: shard.go
@@ -62,24 +52,17 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 			if cfg.Steps[0] == ycsb.StepRun {
 				needsData = "the run step needs a loaded usertable: run load first (--steps load,run)"
 			}
-			_, err = launch{workload: ycsb.Name, prefix: "ycsb", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindYCSB(cfg))}.run(c)
+			_, err := rf.launch(needsData, sharding.wrap(bindYCSB(cfg))).run(c)
 			return err
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): pebble[:DIR], rocksdb:DIR, badger[:DIR], bbolt[:FILE], sqlite[:FILE], postgres://..., mysql://... (see 'dbperf targets')")
-	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	rf.add(f, runSpec{Target: "pebble", TargetHelp: "pebble[:DIR], rocksdb:DIR, badger[:DIR], bbolt[:FILE], sqlite[:FILE], postgres://..., mysql://...",
+		Plan: true, ClientBound: true, Shard: true})
 	f.Int64Var(&cfg.OperationCount, "operations", cfg.OperationCount, "operationcount: operations of the run step, all threads together")
 	addYCSBFlags(f, &cfg, &name)
 	f.Float64Var(&seconds, "step-seconds", 0, "end the run step after this many seconds (maxexecutiontime); with no --operations, run that long")
 	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: load, run")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/ycsb-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
-	sharding.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }
 

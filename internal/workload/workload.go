@@ -134,3 +134,20 @@ func (m *Mark) Passed(seen *bool) bool {
 	*seen = true
 	return true
 }
+
+// Share is shard i's half-open share of n things (clients, key ranges, operations) in a run of
+// count shards, the first n%count shards one larger: internal/shard's rule, which workloads do
+// not import. A whole run (count 0 or 1) has all of them.
+func Share(n int64, i, count int) (lo, hi int64) {
+	if count <= 1 {
+		return 0, n
+	}
+	c, k := int64(count), int64(i)
+	q, r := n/c, n%c
+	lo = k*q + min(k, r)
+	hi = lo + q
+	if k < r {
+		hi++
+	}
+	return lo, hi
+}

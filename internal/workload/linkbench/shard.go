@@ -1,5 +1,7 @@
 package linkbench
 
+import "github.com/dbperf/dbperf/internal/workload"
+
 // A sharded run (docs/scale-out.md): this process is shard Shard of Shards. The load step's
 // link chunks are numbered as in a whole run (each with its own random stream), and a shard
 // loads its contiguous share of them; shard 0 alone creates the tables and loads the nodes. The
@@ -11,31 +13,16 @@ package linkbench
 // sharded tells whether this process is one shard of several.
 func (c *Config) sharded() bool { return c.Shards > 1 }
 
-// shareOf is shard i's half-open share of n things, the first n%count shards one larger (the
-// same rule as internal/shard's Range, which workloads do not import).
-func shareOf(n int64, i, count int) (lo, hi int64) {
-	if count <= 1 {
-		return 0, n
-	}
-	c, k := int64(count), int64(i)
-	q, r := n/c, n%c
-	lo = k*q + min(k, r)
-	hi = lo + q
-	if k < r {
-		hi++
-	}
-	return lo, hi
-}
 
 // RequesterRange is the global numbers of this shard's requesters.
 func (c *Config) RequesterRange() (lo, hi int) {
-	l, h := shareOf(int64(c.Requesters), c.Shard, c.Shards)
+	l, h := workload.Share(int64(c.Requesters), c.Shard, c.Shards)
 	return int(l), int(h)
 }
 
 // ChunkRange is the numbers of the load's link chunks this shard loads.
 func (c *Config) ChunkRange() (lo, hi int64) {
-	return shareOf(newChunks(c.StartID, c.MaxID, c.ChunkIDs).count, c.Shard, c.Shards)
+	return workload.Share(newChunks(c.StartID, c.MaxID, c.ChunkIDs).count, c.Shard, c.Shards)
 }
 
 // shardChunks limits the chunk queue to this shard's chunks.

@@ -1,5 +1,7 @@
 package script
 
+import "github.com/dbperf/dbperf/internal/workload"
+
 // A sharded run (docs/scale-out.md): this process is shard Shard of Shards. --clients is the
 // whole run's; a shard runs its contiguous share of the clients under their global numbers
 // (:client_id, and the random streams every client draws from the seed in a whole run's order),
@@ -16,15 +18,6 @@ func (c *Config) first() bool { return c.Shard == 0 }
 
 // ClientRange is the global numbers of this shard's clients.
 func (c *Config) ClientRange() (lo, hi int) {
-	if c.Shards <= 1 {
-		return 0, c.Clients
-	}
-	n, k := c.Clients, c.Shard
-	q, r := n/c.Shards, n%c.Shards
-	lo = k*q + min(k, r)
-	hi = lo + q
-	if k < r {
-		hi++
-	}
-	return lo, hi
+	l, h := workload.Share(int64(c.Clients), c.Shard, c.Shards)
+	return int(l), int(h)
 }

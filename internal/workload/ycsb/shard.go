@@ -1,5 +1,7 @@
 package ycsb
 
+import "github.com/dbperf/dbperf/internal/workload"
+
 // A sharded run (docs/scale-out.md): this process is shard Shard of Shards. Clients keep their
 // global numbers (threadcount is the whole run's), so their random streams are a whole run's.
 // The load splits the key range as YCSB's insertstart and insertcount split it among client
@@ -14,36 +16,20 @@ func (c *Config) sharded() bool { return c.Shards > 1 }
 // first tells whether this process creates usertable: shard 0, or a whole run.
 func (c *Config) first() bool { return c.Shard == 0 }
 
-// shareOf is shard i's half-open share of n things, the first n%count shards one larger (the
-// rule of internal/shard's Range, which workloads do not import).
-func shareOf(n int64, i, count int) (lo, hi int64) {
-	if count <= 1 {
-		return 0, n
-	}
-	c, k := int64(count), int64(i)
-	q, r := n/c, n%c
-	lo = k*q + min(k, r)
-	hi = lo + q
-	if k < r {
-		hi++
-	}
-	return lo, hi
-}
-
 // ClientRange is the global numbers of this shard's clients.
 func (c *Config) ClientRange() (lo, hi int) {
-	l, h := shareOf(int64(c.Clients), c.Shard, c.Shards)
+	l, h := workload.Share(int64(c.Clients), c.Shard, c.Shards)
 	return int(l), int(h)
 }
 
 // LoadRange is the key numbers this shard loads: its share of insertstart..+insertcount.
 func (c *Config) LoadRange() (lo, hi int64) {
-	l, h := shareOf(c.Count(), c.Shard, c.Shards)
+	l, h := workload.Share(c.Count(), c.Shard, c.Shards)
 	return c.InsertStart + l, c.InsertStart + h
 }
 
 // OperationShare is the run step's operations this shard does (0: until the step's time).
 func (c *Config) OperationShare() int64 {
-	l, h := shareOf(c.OperationCount, c.Shard, c.Shards)
+	l, h := workload.Share(c.OperationCount, c.Shard, c.Shards)
 	return h - l
 }
