@@ -59,7 +59,7 @@ type Bench struct {
 	cfg    Config
 	store  Store
 	tables []*table
-	loaded bool // the client's table accounts are known (after l.i0, or read from the database)
+	loaded bool          // the client's table accounts are known (after l.i0, or read from the database)
 	warmup time.Duration // a q step's warm-up, which its inserts' schedule runs through (warmup.go)
 }
 

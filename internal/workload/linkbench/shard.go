@@ -13,7 +13,6 @@ import "github.com/dbperf/dbperf/internal/workload"
 // sharded tells whether this process is one shard of several.
 func (c *Config) sharded() bool { return c.Shards > 1 }
 
-
 // RequesterRange is the global numbers of this shard's requesters.
 func (c *Config) RequesterRange() (lo, hi int) {
 	l, h := workload.Share(int64(c.Requesters), c.Shard, c.Shards)

@@ -72,7 +72,7 @@ type Bench struct {
 	// earlier is what the run steps before this one inserted since the load (a search's
 	// warm-ups and trials follow one load): the check counts them too
 	earlier int64
-	zipf     *Zipfian // computed once, cloned per client
+	zipf    *Zipfian // computed once, cloned per client
 	// seqCounter is the sequential key chooser's one counter, shared by the clients.
 	seqCounter *atomic.Int64
 }
