@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Writes docs/report.png: two small Insert Benchmark runs (SQLite and Pebble, big enough that
 # l.i0 lasts seconds and its charts have lines) into a temporary directory, 'dbperf report' of
-# them, and a screenshot of the page at 1400 px (summary, comparison, settings and the first
-# step's charts; HEIGHT=px changes how far down), by headless Chromium
+# them, and a screenshot of the page at 1400 px (the first screen: each step's headline and the
+# overview chart; then the summary, comparison, settings and the first step's charts;
+# HEIGHT=px changes how far down), by headless Chromium
 # (Debian's package chromium; scripts/test.sh installs it).
 #   scripts/report-screenshot.sh
 set -euo pipefail
