@@ -83,9 +83,11 @@ func TestWarmupStep(t *testing.T) {
 	if warm.Ops["op"].Count == 0 || step.Ops["op"].Count == 0 || !step.Start.Equal(warm.End) || !step.Verified {
 		t.Errorf("warm-up %d ops to %v, step %d ops from %v, verified %v", warm.Ops["op"].Count, warm.End, step.Ops["op"].Count, step.Start, step.Verified)
 	}
-	// The client sets its count aside at its first operation after the cut: the one under way
-	// at the cut is the runner's step's and the client's warm-up's.
-	if got, _ := step.Workload["ops"].(float64); int64(got) < step.Ops["op"].Count-1 || int64(got) > step.Ops["op"].Count {
+	// The client sets its count aside at its first operation after the cut, which comes after
+	// the runner's: an operation under way at the cut (more, on a busy machine) is the runner's
+	// step's and the client's warm-up's, never the other way round. Without the mark the figure
+	// would hold the warm-up's operations too, more than the step's.
+	if got, _ := step.Workload["ops"].(float64); int64(got) > step.Ops["op"].Count || int64(got) < step.Ops["op"].Count/2 {
 		t.Errorf("the workload's figure counts %v operations, the step %d", got, step.Ops["op"].Count)
 	}
 	if !strings.Contains(out, "warm-up done") {
