@@ -194,6 +194,9 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 	if !strings.Contains(stdout.String(), sentence) || !strings.HasPrefix(meta.Error, sentence) {
 		t.Errorf("want %q in the output and run.json's error (%q)", sentence, meta.Error)
 	}
+	if !strings.HasPrefix(sum.Error, sentence) {
+		t.Errorf("summary.json's error %q, want the sentence", sum.Error)
+	}
 	if sum.Complete || !sum.Faults.Unreachable[len(sum.Faults.Unreachable)-1].End.IsZero() {
 		t.Errorf("the partial step: complete %v, windows %+v; want not complete, the last without an end", sum.Complete, sum.Faults.Unreachable)
 	}

@@ -244,6 +244,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	if stepErr != nil {
 		sum.Complete = false
 		sum.Error = stepErr.Error()
+		if u := unreachable(name, stepErr); u != nil {
+			sum.Error = u.Error() // the one sentence, not the worker that saw it first
+		}
 		if ctx.Err() != nil {
 			sum.Error = interrupted(ctx).Error()
 		}
