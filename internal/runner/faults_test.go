@@ -155,3 +155,36 @@ func TestNoFaultTimeoutFailsAtLoss(t *testing.T) {
 		}
 	})
 }
+
+// A worker that finds its connection lost only after the server is back (idle through the
+// outage, as a deleter waiting for rows) redials at once and opens no second window.
+func TestLateDiscoveryIsTheSameOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		redials := 0
+		s := &server{start: time.Now(), from: 2 * time.Second, until: 5 * time.Second}
+		st := faultStep(s, time.Minute, &mu, &redials)
+		st.Workers = st.Workers[:1]
+		connected := time.Now()
+		late := func(ctx context.Context, _ int) (int64, error) {
+			if err := sleep(ctx, 6*time.Second); err != nil { // idle through the outage
+				return 0, err
+			}
+			if connected.Before(s.start.Add(s.until)) {
+				return 0, &runner.Lost{Err: errReset, Redial: func(context.Context) error {
+					connected = time.Now()
+					return nil
+				}}
+			}
+			return 1, nil
+		}
+		st.Workers = append(st.Workers, runner.Worker{Name: "deleter", Schedule: runner.ClosedLoop{Limit: 1}, Do: runner.Single(opDelete, late)})
+		res := runner.Run(context.Background(), st)
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if f := res.Faults; f.Reconnects != 2 || len(f.Windows) != 1 {
+			t.Errorf("reconnects %d, windows %+v: want 2 and one window", f.Reconnects, f.Windows)
+		}
+	})
+}
