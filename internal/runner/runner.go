@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/hostproc"
@@ -109,7 +110,9 @@ func Run(ctx context.Context, s Step) Result {
 		workers = append(workers, pools[i].workers()...)
 	}
 	recorders := make([]*measure.Recorder, len(workers))
-	lags := make([]Lag, len(workers)) // one per goroutine: no sharing while running
+	// One per goroutine, no sharing while running; a second set for the part after a warm-up.
+	lags := make([]Lag, 2*len(workers))
+	var warmOver atomic.Bool
 	for i := range workers {
 		recorders[i] = measure.NewRecorder(len(s.Ops))
 	}
@@ -137,7 +140,11 @@ func Run(ctx context.Context, s Step) Result {
 			if w.Primary {
 				defer primaries.Done()
 			}
-			if err := runWorker(ctx, w, rec, Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}, s.Retries, s.Classify, faults); err != nil {
+			t := Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}
+			if s.Warmup > 0 {
+				t.afterWarmup, t.warmOver = &lags[len(workers)+i], &warmOver
+			}
+			if err := runWorker(ctx, w, rec, t, s.Retries, s.Classify, faults); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}(recorders[i], &lags[i])
@@ -192,6 +199,7 @@ func Run(ctx context.Context, s Step) Result {
 	}
 	endWarmup := func(now time.Time) { // the measured part starts now, with empty books
 		warm.over = true
+		warmOver.Store(true) // each worker records its wake-ups apart from its next operation
 		for i, p := range pools {
 			warm.streams = append(warm.streams, p.snapshot(recorders[poolFrom[i]:poolFrom[i]+len(p.p.Do)]))
 		}
@@ -229,7 +237,11 @@ func Run(ctx context.Context, s Step) Result {
 	}
 	res := Result{Total: total, Start: from, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped, Streams: streams,
 		InWarmup: warm != nil && !warm.over}
-	for _, l := range lags {
+	measured := lags[:len(workers)]
+	if warm != nil && warm.over { // the paced workers' wake-ups after the warm-up
+		measured = lags[len(workers):]
+	}
+	for _, l := range measured {
 		res.Lag.Add(l)
 	}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled
@@ -244,6 +256,9 @@ func Run(ctx context.Context, s Step) Result {
 func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string, faults *faultLog) error {
 	since := t.Start // when the worker's connection was made: before the step
 	for {
+		if t.warmOver != nil && t.warmOver.Load() {
+			t.Lag, t.warmOver = t.afterWarmup, nil
+		}
 		due, ok := w.Schedule.Next(ctx, t)
 		if !ok {
 			return nil

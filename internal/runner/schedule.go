@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,6 +13,9 @@ type Tick struct {
 	Stop  <-chan struct{} // closed when every primary worker is done
 	Lag   *Lag            // where a paced schedule records how late it woke up; may be nil
 	Sleep Sleeper         // how a paced schedule waits for a due time; nil: PreciseSleep
+	// afterWarmup is where Lag moves once warmOver is set (a step with a warm-up: warmup.go).
+	afterWarmup *Lag
+	warmOver    *atomic.Bool
 }
 
 // LateWakeup is how late a paced worker may wake up for an operation before the wake-up counts

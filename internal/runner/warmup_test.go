@@ -50,6 +50,9 @@ func TestWarmupIsLeftOutOfTheStep(t *testing.T) {
 			if d := res.End.Sub(res.Start); d < 3*time.Second || d > 3*time.Second+50*time.Millisecond {
 				t.Errorf("the measured part lasted %v; want the step's Duration, 3s, after the warm-up", d)
 			}
+			if !open && (res.Lag.Paced < 290 || res.Lag.Paced > 310) { // the paced worker's wake-ups after the warm-up
+				t.Errorf("%d paced wake-ups in the step; want about its 300 operations, not the warm-up's too", res.Lag.Paced)
+			}
 			w, m := warm.Total.Ops[opQuery].Statements, res.Total.Ops[opQuery].Statements
 			if w < 190 || m < 290 || w+m != calls {
 				t.Errorf("warm-up %d and step %d operations of %d done; want about 200 and 300, adding up", w, m, calls)
