@@ -52,7 +52,7 @@ func runSession(t *testing.T, tg driver.Target, b *sb.Bench) {
 	}
 }
 
-// TestTestsOnEverySQLTarget prepares 2 tables and runs each OLTP test for 150 events on 3
+// TestTestsOnEverySQLTarget prepares 2 tables and runs each OLTP test for 90 events on 3
 // threads, in both query modes where the target has both: the checks after each step (rows
 // per table, distinct ids, rows inserted or deleted) must pass, and with no error ignored
 // every event must have run its test's statements (read_write's 20 at the defaults).
@@ -69,15 +69,15 @@ func TestTestsOnEverySQLTarget(t *testing.T) {
 					if err := cfg.SetTest(test); err != nil {
 						t.Fatal(err)
 					}
-					cfg.Tables, cfg.TableSize, cfg.Threads, cfg.Events, cfg.Duration, cfg.Seed = 2, 500, 3, 150, 0, 7
+					cfg.Tables, cfg.TableSize, cfg.Threads, cfg.Events, cfg.Duration, cfg.Seed = 2, 300, 3, 90, 0, 7
 					cfg.QueryMode = mode
 					cfg.AutoInc = test != "insert" || mode == sb.QueryPrepared // both oltp_insert forms
 					tg := testtargets.Open(t, target)
 					b := bind(t, tg, cfg)
 					runSession(t, tg, b)
 					tl := b.Totals()
-					if per := int64(cfg.Event().Statements()); tl.Ignored == 0 && tl.Queries() != 150*per {
-						t.Errorf("%s %s: %d statements for 150 events, want %d each", test, mode, tl.Queries(), per)
+					if per := int64(cfg.Event().Statements()); tl.Ignored == 0 && tl.Queries() != 90*per {
+						t.Errorf("%s %s: %d statements for 90 events, want %d each", test, mode, tl.Queries(), per)
 					}
 					tg.Close()
 				}
