@@ -21,15 +21,10 @@ var sysbenchAliases = map[string]string{"clients": "threads", "step-seconds": "t
 func runSysbenchCmd() *cobra.Command {
 	cfg := sysbench.DefaultConfig()
 	var (
-		targets  = []string{"sqlite"}
-		planFile string
-		out      string
-		seed     uint64
-		noVerify bool
-		seconds  = cfg.Duration.Seconds()
-		psMode   string
-		ignore   = "1213,1020,1205"
-		load     loadFlags
+		rf      = runFlags{name: sysbench.Name, prefix: "sysbench"}
+		seconds = cfg.Duration.Seconds()
+		psMode  string
+		ignore  = "1213,1020,1205"
 	)
 	c := &cobra.Command{
 		Use:   "sysbench TEST",
@@ -56,12 +51,7 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 			if err := sysbenchModes(c, &cfg, psMode, ignore); err != nil {
 				return err
 			}
-			var err error
-			if cfg.Arrival, err = load.seeded(c, &seed); err != nil {
-				return err
-			}
-			cfg.Seed = seed
-			if err := cfg.Validate(); err != nil {
+			if err := rf.settle(c, &cfg.Arrival, &cfg.Seed, cfg.Validate); err != nil {
 				return err
 			}
 			if err := sharding.forSysbench(c, &cfg); err != nil { // --shard: shard.go
@@ -71,15 +61,14 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 			if cfg.Steps[0] == sysbench.StepRun {
 				needsData = "the run step needs the sbtest tables: run prepare first (--steps prepare,run)"
 			}
-			_, err = launch{workload: sysbench.Name, prefix: "sysbench", planFile: planFile, targets: targets, out: out, seed: seed,
-				verify: !noVerify, needsData: needsData, bind: sharding.wrap(bindSysbench(cfg))}.run(c)
+			_, err := rf.launch(needsData, sharding.wrap(bindSysbench(cfg))).run(c)
 			return err
 		},
 	}
 	f := c.Flags()
 	f.SetNormalizeFunc(sysbenchNames)
-	f.StringArrayVar(&targets, "target", targets, "what to benchmark (repeat for several): sqlite[:FILE], postgres://..., mysql://...[?engine=rocksdb] (see 'dbperf targets')")
-	f.StringVar(&planFile, "plan", "", "a plan file of targets and servers x configs to run one after the other (see 'dbperf run insert --help')")
+	rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], postgres://..., mysql://...[?engine=rocksdb]", Plan: true, ClientBound: true, Shard: true,
+		SeedHelp: "seed of all random streams (also --rand-seed; default: a new one, printed and stored)"})
 	addSysbenchFlags(f, &cfg)
 	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "threads, each with its own connection (also --clients)")
 	f.Float64Var(&seconds, "time", seconds, "seconds of the run step (also --step-seconds); 0: until --events")
@@ -88,12 +77,6 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 	f.StringVar(&psMode, "db-ps-mode", "", "sysbench's spelling of --query-mode: auto (prepared) or disable (simple)")
 	f.StringVar(&ignore, "mysql-ignore-errors", ignore, "MySQL error numbers that restart the event instead of failing the run, comma-separated, or all")
 	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: prepare, run")
-	f.Uint64Var(&seed, "seed", 0, "seed of all random streams (also --rand-seed; default: a new one, printed and stored)")
-	f.StringVar(&out, "out", "", "run directory (default runs/sysbench-NAME-DATE-TIME); with several runs, the directory of their run directories")
-	f.BoolVar(&noVerify, "no-verify", false, "skip the checks after each step")
-	load.add(f)
-	sharding.add(f)
-	f.Float64Var(&clientBound, "client-bound", clientBound, "flag a step client-bound when dbperf uses at least this many cores of CPU (server targets)")
 	return c
 }
 
