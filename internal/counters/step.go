@@ -6,7 +6,9 @@ package counters
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -25,12 +27,16 @@ import (
 // op.all) and the host's from host.csv as running totals (host.*), so that every figure of
 // an explanation is a counter read the same way.
 type Step struct {
-	Name     string
-	TSec     []float64
-	Names    []string // sorted
-	Kinds    map[string]archive.CounterKind
-	Values   map[string][]float64
-	MainOp   string   // what "per op" divides by: the op type with the most units
+	Name   string
+	TSec   []float64
+	Names  []string // sorted
+	Kinds  map[string]archive.CounterKind
+	Values map[string][]float64
+	MainOp string // what "per op" divides by: the op type with the most units
+	// Bursty: the main op's median latency is a second or more (the Insert Benchmark's l.x
+	// index builds), so its units land in the few intervals its ops end in and the seconds'
+	// rates are gaps and bursts, not noise around a rate (ExplainRuns does not judge by them).
+	Bursty   bool
 	Sections []string // the definition sections that apply to the run's target
 	matches  map[string][]string
 	bases    map[string]moveBase // Movers' baselines, computed once
@@ -59,6 +65,9 @@ func LoadStep(dir string, meta archive.Run, step string) (*Step, error) {
 		return nil, err
 	}
 	if err := s.addHost(stepDir, meta.Host.Cores); err != nil {
+		return nil, err
+	}
+	if err := s.addBursty(stepDir); err != nil {
 		return nil, err
 	}
 	for _, n := range s.Names {
@@ -327,4 +336,21 @@ func (s *Step) match(p string) []string {
 	}
 	s.matches[p] = out
 	return out
+}
+
+// addBursty sets Bursty from the step's summary.json (none: not bursty).
+func (s *Step) addBursty(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if errors.Is(err, fs.ErrNotExist) || s.MainOp == "" {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var sum archive.Step
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("%s/summary.json: %w", dir, err)
+	}
+	s.Bursty = sum.Ops[s.MainOp].P50Us >= 1e6
+	return nil
 }

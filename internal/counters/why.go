@@ -152,11 +152,15 @@ func ExplainRuns(base, run *Step, defs []*Def) *Why {
 	w.Noise = max(bn, rn) / w.BaseRate
 	d := math.Abs(w.RunRate - w.BaseRate)
 	switch {
+	case base.Bursty || run.Bursty:
+		w.Noise = math.NaN()
+		w.Test = "no per-second noise: the main op's units arrive in bursts (median latency 1 s or more)"
+		w.Significant = math.Abs(w.Ratio()-1) >= WhyThreshold
 	case math.IsNaN(w.Noise):
 		w.Test = "per-second noise unknown: under 3 intervals"
 		w.Significant = math.Abs(w.Ratio()-1) >= WhyThreshold
 	default:
-		w.Test = fmt.Sprintf("per-second noise ±%.2g%%", 100*w.Noise)
+		w.Test = "per-second noise ±" + percent(w.Noise)
 		w.Significant = math.Abs(w.Ratio()-1) >= WhyThreshold && d > max(bn, rn)
 	}
 	if w.Significant {
@@ -190,6 +194,14 @@ func ExplainGroups(base, run []*Step, defs []*Def, significant bool, test string
 		w.Rows = whyRows(base, run, defs)
 	}
 	return w
+}
+
+// percent is a fraction as a plain percentage: "±190%", "±12%", "±0.4%" (never 2e+02).
+func percent(f float64) string {
+	if p := 100 * f; p < 10 {
+		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*f, 'f', 0, 64) + "%"
 }
 
 // newWhy starts an explanation of the base's step, making "per op" the base's main op in

@@ -123,3 +123,27 @@ func TestExplainGroups(t *testing.T) {
 		t.Errorf("not significant by the group test: %+v", w)
 	}
 }
+
+// TestExplainRunsNoisePercent: a per-second noise above 100% reads as a plain percentage
+// ("±184%", never "±1.8e+02%"), and a step whose main op arrives in bursts (Bursty: l.x's
+// index builds) is judged by the threshold alone, its seconds' swings being no noise.
+func TestExplainRunsNoisePercent(t *testing.T) {
+	base := synthStep(steady(20, 1000), map[string]float64{"c": 1})
+	swing := make([]float64, 20)
+	for i := range swing {
+		swing[i] = 930 * (1 + 0.95*float64(1-2*(i%2)))
+	}
+	w := ExplainRuns(base, synthStep(swing, map[string]float64{"c": 2}), nil)
+	if w == nil || w.Significant || !strings.Contains(w.Line(), "per-second noise ±184%") {
+		t.Errorf("a 7%% drop within ±184%% per-second noise: %+v %q", w, w.Line())
+	}
+	bursty := synthStep(swing, map[string]float64{"c": 2})
+	bursty.Bursty = true
+	w = ExplainRuns(base, bursty, nil)
+	if w == nil || !w.Significant || !strings.Contains(w.Line(), "arrive in bursts") || !strings.Contains(w.Line(), "c per op 2x") {
+		t.Errorf("a 7%% drop of a bursty op: %+v %q", w, w.Line())
+	}
+	if got := percent(0.004); got != "0.4%" {
+		t.Errorf("percent(0.004) = %q, want 0.4%%", got)
+	}
+}

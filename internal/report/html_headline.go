@@ -167,6 +167,9 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 				}
 				ri := seqExcept(len(runs), base)[j]
 				text := row.Figure + " " + c.RatioText
+				if c.RatioText == "inf" && c.Value != nil { // from a base of 0: no ratio says how far
+					text = row.Figure + " 0 → " + headNum(*c.Value)
+				}
 				if len(runs) > 2 {
 					text = names[ri] + " " + text
 				}

@@ -71,6 +71,16 @@ func TestHeadlines(t *testing.T) {
 	}
 }
 
+// TestHeadlineFromZero: a figure that rose from a base of 0 reads "0 → 1.2" in the changed
+// chips ("i_p99 0 → 1.2k"), not "inf".
+func TestHeadlineFromZero(t *testing.T) {
+	runs := []Run{headlineRun("a", 1000, 0), headlineRun("b", 1000, 1200)}
+	hs := headlines(runs, []string{"a", "b"}, 0, []htmlStep{{Name: "l.i0", Anchor: "step-0"}}, nil)
+	if len(hs) != 1 || len(hs[0].Changed) != 1 || hs[0].Changed[0].Text != "i_p99 0 → 1.2k" {
+		t.Errorf("changed: %+v, want i_p99 0 → 1.2k", hs)
+	}
+}
+
 // TestCrashOnlyPage: crash runs alone make a page of their section, each verdict coloured,
 // with no benchmark section.
 func TestCrashOnlyPage(t *testing.T) {
