@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +34,20 @@ func TestSysbenchCommand(t *testing.T) {
 	for _, want := range []string{`"query_mode": "prepared"`, `"table_size": 300`, `"rand_type": "pareto"`, `"test": "oltp_read_write"`} {
 		if !strings.Contains(string(meta), want) {
 			t.Errorf("run.json lacks %s", want)
+		}
+	}
+	// Each step's summary (and so its op table) holds only the op types it can record.
+	for step, want := range map[string]string{"prepare": "load", "run": "trx"} {
+		b, err := os.ReadFile(filepath.Join(dir, "s", step, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum archive.Step
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sum.Ops[want]; !ok || len(sum.Ops) != 1 {
+			t.Errorf("%s step's ops: %v, want %s alone", step, slices.Sorted(maps.Keys(sum.Ops)), want)
 		}
 	}
 	// A warm-up before a timed run step on tables an earlier prepare left.

@@ -19,6 +19,21 @@ type figure struct {
 	value  func(s archive.Step) (float64, bool)
 }
 
+// figureOps are the op types the runs' per-op figures read, by figure name.
+func figureOps(runs []Run) map[string]string {
+	ops := map[string]string{}
+	for _, c := range workloadColumns(runs, func(c archive.Column) bool { return c.Compare && c.Key == "" }) {
+		ops[c.Name] = c.Op
+	}
+	return ops
+}
+
+// recorded: op is "" (the figure reads none) or s recorded at least one op of that type. A
+// step may list every op type of its workload, so a rate of 0 can be an op it never does.
+func recorded(s archive.Step, op string) bool {
+	return op == "" || s.Ops[op].Count > 0 || s.Ops[op].Statements > 0
+}
+
 func hostFigure(get func(h *archive.HostSummary) *float64) func(archive.Step) (float64, bool) {
 	return func(s archive.Step) (float64, bool) {
 		h, _ := stepHost(s) // a merged step's from its shards' (hosts.go)
@@ -220,6 +235,7 @@ func gateCompareCell(run string, g *archive.Gate, s archive.Step, has bool) Comp
 func CompareRows(base Run, runs []Run) []CompareRow {
 	var rows []CompareRow
 	figs := compareFigures(append([]Run{base}, runs...))
+	ops := figureOps(append([]Run{base}, runs...))
 	missed := func(r Run, s archive.Step) bool { return r.Meta.Figures.Gate.Failed(s) }
 	for _, bs := range base.Steps {
 		steps := make([]archive.Step, len(runs))
@@ -237,10 +253,10 @@ func CompareRows(base Run, runs []Run) []CompareRow {
 		}
 		for _, fig := range figs {
 			bv, bok := fig.value(bs)
-			present := bok
+			present := bok && recorded(bs, ops[fig.name]) // a row for a figure some run has, of an op some run did
 			for i := range runs {
 				if has[i] {
-					if _, ok := fig.value(steps[i]); ok {
+					if _, ok := fig.value(steps[i]); ok && recorded(steps[i], ops[fig.name]) {
 						present = true
 					}
 				}

@@ -205,3 +205,30 @@ func TestCompareJSONGolden(t *testing.T) {
 		t.Errorf("%d rows, %d unlike runs", len(back.Rows), len(back.NotLikeForLike))
 	}
 }
+
+// TestCompareLeavesOutUnrecordedOps: a step lists every op type of its workload, so one it
+// never does (sysbench's load in its run step) has a rate of 0 in every run; compare has no
+// row for it, while a figure of an op one run recorded keeps its row.
+func TestCompareLeavesOutUnrecordedOps(t *testing.T) {
+	a, b := headlineRun("a", 1000, 500), headlineRun("b", 1000, 500)
+	for _, r := range []*Run{&a, &b} {
+		r.Meta.Figures.Ops = append(r.Meta.Figures.Ops, measure.OpType{Name: "load", Unit: "rows"})
+		r.Meta.Figures.Columns = append(r.Meta.Figures.Columns, archive.Column{Name: "insps", Op: "load", Stat: archive.StatPerSec, Better: archive.HigherIsBetter, Compare: true})
+		r.Steps[0].Ops["load"] = measure.OpSummary{}
+	}
+	has := func(rows []CompareRow, fig string) bool {
+		for _, row := range rows {
+			if row.Figure == fig {
+				return true
+			}
+		}
+		return false
+	}
+	if rows := CompareRows(a, []Run{b}); has(rows, "insps") || !has(rows, "ips") {
+		t.Errorf("rows %+v: want ips and no insps", rows)
+	}
+	b.Steps[0].Ops["load"] = measure.OpSummary{Count: 10, Statements: 1, PerSec: 1}
+	if rows := CompareRows(a, []Run{b}); !has(rows, "insps") {
+		t.Errorf("rows %+v: want insps, which b recorded", rows)
+	}
+}

@@ -95,17 +95,22 @@ type Conn interface {
 	Close() error
 }
 
-// The op types: the event (sysbench's "transaction") and the prepare step's rows.
+// The op types: the event (sysbench's "transaction") and the prepare step's rows. Each step
+// lists only its own (runOps, prepareOps), so that its op table has no row of the other's,
+// and an op is its index in its step's list.
 const (
-	OpTrx measure.Op = iota
-	OpLoad
+	OpTrx  measure.Op = 0 // in runOps
+	OpLoad measure.Op = 0 // in prepareOps
 )
 
-// Ops are the op types of both steps.
+// Ops are the op types of both steps, as the figures declare them.
 var Ops = []measure.OpType{
 	{Name: "trx", Unit: "transactions", Abbrev: "trx"},
 	{Name: "load", Unit: "rows", Abbrev: "ins"},
 }
+
+// runOps and prepareOps are each step's op types.
+var runOps, prepareOps = Ops[:1], Ops[1:]
 
 // Bench is a sysbench OLTP test bound to a store.
 type Bench struct {
@@ -203,7 +208,7 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	plan := &workload.StepPlan{Progress: OpTrx, Total: b.cfg.Events, Main: OpTrx, Write: workload.None, Read: workload.None}
 	s := &plan.Step
-	s.Name, s.Ops, s.Duration = StepRun, Ops, b.cfg.Duration
+	s.Name, s.Ops, s.Duration = StepRun, runOps, b.cfg.Duration
 	b.clients = b.clients[:0]
 	b.mark = new(workload.Mark)
 	plan.WarmupEnd = b.mark.End

@@ -92,7 +92,7 @@ func (b *Bench) planPrepare(ctx context.Context, conns []Conn) (*workload.StepPl
 	stmts := max(1, (rows+per-1)/per) // one call per statement; a table of no rows still gets its index
 	plan := &workload.StepPlan{Progress: OpLoad, Total: rows * int64(len(mine)), Main: OpLoad, Write: OpLoad, Read: workload.None}
 	s := &plan.Step
-	s.Name, s.Ops = StepPrepare, Ops
+	s.Name, s.Ops = StepPrepare, prepareOps
 	for i, conn := range conns {
 		w := threads[i]
 		l := &loader{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(StepPrepare, w)), next: 1, tables: tablesOf(w)}
