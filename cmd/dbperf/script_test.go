@@ -17,14 +17,17 @@ func TestScriptCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		args []string
-		want string
+		args        []string
+		want, check string
 	}{
-		{[]string{"run", "script", "--file", file, "--clients", "2", "--transactions", "50", "--sla", "upd:p99<10s", "--quiet", "--out", "f"}, "upd"},
-		{[]string{"run", "script", "--builtin", "select-only", "--clients", "2", "--transactions", "20", "--quiet", "--out", "b"}, "select-only"},
+		// A user's script without --check has nothing to check: it says so, never "ok".
+		{[]string{"run", "script", "--file", file, "--clients", "2", "--transactions", "50", "--sla", "upd:p99<10s", "--quiet", "--out", "f"}, "upd", "check: none"},
+		{[]string{"run", "script", "--builtin", "select-only", "--clients", "2", "--transactions", "20", "--quiet", "--out", "b"}, "select-only", "check: the database holds"},
 	} {
 		if r := run(t, dir, c.args...); r.code != 0 || !strings.Contains(r.stdout, "== summary of") {
 			t.Fatalf("%v: exit %d\n%s%s", c.args, r.code, r.stdout, r.stderr)
+		} else if !strings.Contains(r.stdout, c.check) {
+			t.Errorf("%v: no %q in\n%s", c.args, c.check, r.stdout)
 		}
 		out := c.args[len(c.args)-1]
 		if s := run(t, dir, "summary", "--wide", out); s.code != 0 || !strings.Contains(s.stdout, c.want) {

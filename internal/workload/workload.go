@@ -60,13 +60,18 @@ type Workload interface {
 	Steps() []string
 	// Plan prepares a step (DDL it needs, one connection per worker).
 	Plan(ctx context.Context, step string) (*StepPlan, error)
-	// Verify checks the database after a step and returns every problem found, or nil.
+	// Verify checks the database after a step and returns every problem found, or nil; or
+	// ErrNothingToCheck when the step wrote nothing it can check.
 	Verify(ctx context.Context, step string) ([]string, error)
 	// Settings describes the workload's configuration for run.json.
 	Settings() map[string]any
 	// Figures declares the workload's op types and figures for run.json and the reports.
 	Figures() archive.Figures
 }
+
+// ErrNothingToCheck is Verify's answer for a step with nothing to check (a user's script run
+// without --check): the step is reported unchecked rather than checked.
+var ErrNothingToCheck = errors.New("nothing to check")
 
 // Tunable is a workload a search can drive: it changes the arrival process and the length of
 // the steps it runs next, says which steps leave the database as they found it (a search runs

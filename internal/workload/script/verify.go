@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/dbperf/dbperf/internal/workload"
 )
 
 // Verify implements workload.Workload: after init, the tables hold pgbench's rows; after a run,
@@ -15,6 +17,9 @@ func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
 	case StepInit:
 		return b.verifyInit(ctx)
 	case StepRun:
+		if b.before == nil && len(b.cfg.Checks) == 0 {
+			return nil, fmt.Errorf("%w: a script of your own is checked by --check 'SQL = VALUE'", workload.ErrNothingToCheck)
+		}
 		probs, err := b.verifyBalances(ctx)
 		if err != nil {
 			return nil, err
