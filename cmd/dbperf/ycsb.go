@@ -61,7 +61,7 @@ as YCSB's JDBC binding lays it out. After each step the records are counted. See
 		Plan: true, ClientBound: true, Shard: true})
 	f.Int64Var(&cfg.OperationCount, "operations", cfg.OperationCount, "operationcount: operations of the run step, all threads together")
 	addYCSBFlags(f, &cfg, &name)
-	f.Float64Var(&seconds, "step-seconds", 0, "end the run step after this many seconds (maxexecutiontime); with no --operations, run that long")
+	f.Float64Var(&seconds, "step-seconds", 0, "end the run step after this many seconds (maxexecutiontime): with --operations, at whichever comes first; with none, run that long")
 	f.StringSliceVar(&cfg.Steps, "steps", cfg.Steps, "steps to run, in order: load, run")
 	return c
 }

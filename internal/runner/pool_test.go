@@ -214,3 +214,26 @@ func TestPoolStopRunsWhatWasDue(t *testing.T) {
 		}
 	})
 }
+
+// TestClosedLoopTimed: a closed-loop worker with a limit runs to it past the step's Duration,
+// unless Timed, when the Duration ends it first (YCSB's operationcount and maxexecutiontime,
+// whichever comes first). Operations of 100ms, a limit of 30, a 1s step: 30 operations, or 10 when Timed.
+func TestClosedLoopTimed(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: time.Second,
+				Workers: []runner.Worker{{Name: "w", Primary: true, Schedule: runner.ClosedLoop{Limit: 30, Timed: timed},
+					Do: runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) {
+						return 1, sleep(ctx, 100*time.Millisecond)
+					})}},
+			})
+			want := int64(30)
+			if timed {
+				want = 10
+			}
+			if got := res.Total.Ops[opQuery].Units; !res.Complete || got != want {
+				t.Errorf("timed %v: %d operations (complete %v), want %d", timed, got, res.Complete, want)
+			}
+		})
+	}
+}

@@ -54,7 +54,7 @@ type Step struct {
 	Sleep Sleeper
 	// Duration, if set, ends the step that long after its start, as when the primary workers
 	// are done: workers and pools without a limit finish the operation they are doing and take
-	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it.
+	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it, unless Timed.
 	Duration time.Duration
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)

@@ -58,9 +58,12 @@ type Schedule interface {
 }
 
 // ClosedLoop runs operations back to back: each is due when the previous one ends.
-// Limit > 0 bounds the number of operations; otherwise the worker runs until Stop.
+// Limit > 0 bounds the number of operations; otherwise the worker runs until Stop. Timed
+// makes Stop (the step's Duration) end a worker with a Limit too, whichever comes first, as
+// YCSB's maxexecutiontime ends an operationcount.
 type ClosedLoop struct {
 	Limit int64
+	Timed bool
 }
 
 // Next implements Schedule.
@@ -71,7 +74,7 @@ func (c ClosedLoop) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	if ctx.Err() != nil {
 		return time.Time{}, false
 	}
-	if c.Limit <= 0 {
+	if c.Limit <= 0 || c.Timed {
 		select {
 		case <-t.Stop:
 			return time.Time{}, false

@@ -20,6 +20,10 @@ type Stream struct {
 	// when the step's Duration ends. Other streams run until the primary workers are done.
 	Primary bool
 	Limit   int64 // operations in all; 0 for no limit
+	// Timed: with a Limit, the step's Duration ends the stream too, whichever comes first.
+	// Open-loop pools always stop taking arrivals at the Duration; closed-loop clients with a
+	// limit otherwise run to it.
+	Timed bool
 }
 
 // The arrival processes.
@@ -100,7 +104,7 @@ func (a Arrival) Apply(s *runner.Step, st Stream) error {
 				}
 			}
 			s.Workers = append(s.Workers, runner.Worker{Name: fmt.Sprintf("%s %d", st.Name, i+1),
-				Primary: st.Primary, Schedule: runner.ClosedLoop{Limit: limit}, Do: do})
+				Primary: st.Primary, Schedule: runner.ClosedLoop{Limit: limit, Timed: st.Timed}, Do: do})
 		}
 		return nil
 	}

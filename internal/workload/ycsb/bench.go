@@ -206,7 +206,8 @@ func (b *Bench) planRun(conns []Conn) (*workload.StepPlan, error) {
 	for i, conn := range conns {
 		dos[i] = b.newClient(StepRun, lo+i, conn).do // global client numbers: a whole run's streams
 	}
-	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: b.cfg.OperationShare()}); err != nil {
+	if err := b.cfg.Arrival.Apply(s, workload.Stream{Name: "client", Do: dos, Primary: true, Limit: b.cfg.OperationShare(),
+		Timed: b.cfg.Duration > 0}); err != nil {
 		return nil, err
 	}
 	plan.Extra = func(res runner.Result) (map[string]any, []string) { return b.figures(res), nil }

@@ -6,7 +6,8 @@ import (
 )
 
 // WarmUp implements workload.Warmable: the run step when it is timed (--step-seconds with
-// --operations 0); the load, and a run of a fixed operation count, are work of a fixed size.
+// --operations 0); the load, and a run of a fixed operation count, are work of a fixed size,
+// a count with --step-seconds too (it may end at the count: docs/ycsb.md).
 func (b *Bench) WarmUp(step string, _ time.Duration) error {
 	switch {
 	case step != StepRun:
