@@ -109,12 +109,35 @@ CREATE TABLE nodetable (id bigint unsigned NOT NULL AUTO_INCREMENT, type int uns
   version bigint unsigned NOT NULL, time int unsigned NOT NULL, data mediumtext NOT NULL,
   PRIMARY KEY (id)) ENGINE=InnoDB DEFAULT CHARSET=latin1;
 EOF
+	# Each load's links/s as its client reports it, and the server's and the client's CPU per
+	# link over the whole load (mariadbd's ticks from /proc; the client's user+system).
+	ticks() { awk '{print $14 + $15}' "/proc/$mpid/stat"; }
+	t0=$(ticks)
 	java_lb prepared "$dir/java-load.log" -l
-	echo "java:   $(grep -o '[0-9]* Links/s' "$dir/java-load.log")"
+	t1=$(ticks)
+	python3 - "$dir/java-load.log" "$t0" "$t1" <<'EOF'
+import re, sys
+log, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+text = open(log).read()
+m = re.search(r"(\d+) links \([^)]*\), .* ([\d.]+) seconds, (\d+) Links/s", text)
+links, secs, rate = int(m.group(1)), float(m.group(2)), int(m.group(3))
+client = sum(map(float, open(log + ".time").read().split()))
+print("java:   %d Links/s (%d links in %.1f s), server %.2f us/link, client %.2f us/link (JVM start included)"
+      % (rate, links, secs, (t1 - t0) / 100 * 1e6 / links, client * 1e6 / links))
+EOF
 	rm -rf "$dir/runs/load"
+	t0=$(ticks)
 	"$dbperf" run linkbench --target "$target" --steps load --maxid "$maxid" --mix 2017 --loaders "$loaders" \
 		--max-degree 0 --no-verify --seed 1 --out "$dir/runs/load" >"$dir/dbperf-load.log" 2>&1
-	echo "dbperf: $(python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['ops']['load_links']['per_sec']), 'Links/s')" "$dir/runs/load/load/summary.json")"
+	t1=$(ticks)
+	python3 - "$dir/runs/load/load/summary.json" "$t0" "$t1" <<'EOF'
+import json, sys
+s, t0, t1 = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3])
+links = s["ops"]["load_links"]["count"]
+print("dbperf: %d Links/s (%d links in %.1f s), server %.2f us/link, client %.2f us/link"
+      % (s["ops"]["load_links"]["per_sec"], links, s["seconds"], (t1 - t0) / 100 * 1e6 / links,
+         s["client_cpu_sec"] * 1e6 / links))
+EOF
 fi
 
 results=$dir/results.tsv
