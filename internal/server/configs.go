@@ -93,6 +93,7 @@ var common = map[string][]setting{
 		{"rocksdb_block_size = 8192", srcRocks + ":49"},
 		{"rocksdb_cache_index_and_filter_with_high_priority = ON", srcRocks + ":50 (index and filter blocks in the cache's protected pool)"},
 		{"rocksdb_cache_high_pri_pool_ratio = 0.5", srcRocks + ":51"},
+		{"userstat = ON", "dbperf: not in the published files; per-table and per-index statistics (TABLE_STATISTICS, INDEX_STATISTICS), which the monitor samples each second, as PostgreSQL keeps pg_stat_user_tables always (docs/counters.md)"},
 	},
 }
 

@@ -111,6 +111,7 @@ func TestMySQLCounterSet(t *testing.T) {
 	for _, engine := range []string{"innodb", "rocksdb"} {
 		t.Run(engine, func(t *testing.T) {
 			m := openMySQLTest(t, engine)
+			userstatRows(t, m, engine)
 			cs, c := counterSet(t, m)
 			if len(c) < 400 {
 				t.Errorf("%d counters: SHOW GLOBAL STATUS alone has more", len(c))
@@ -122,6 +123,12 @@ func TestMySQLCounterSet(t *testing.T) {
 			for _, n := range want {
 				if _, ok := c[n]; !ok {
 					t.Errorf("DBMSCounterSet has no %s", n)
+				}
+			}
+			// Per-table and per-index statistics (userstat=ON, which dbperf server start sets).
+			for _, n := range []string{"table.us_t.rows_changed", "table.us_t.rows_read", "index.us_t.primary.rows_read"} {
+				if c[n] <= 0 { // MyRocks counts 2 rows read for the 3-row range
+					t.Errorf("%s = %g, want the rows written and read counted", n, c[n])
 				}
 			}
 			if engine == "rocksdb" && !slices.ContainsFunc(slices.Collect(maps.Keys(c)), func(n string) bool {
@@ -150,5 +157,25 @@ func TestMySQLCounterSet(t *testing.T) {
 				t.Errorf("an unknown table: %v, missing %v", err, st.missing)
 			}
 		})
+	}
+}
+
+// userstatRows writes and reads 3 rows of a table us_t, for its TABLE_STATISTICS and
+// INDEX_STATISTICS rows; the test server must keep them (userstat=ON).
+func userstatRows(t *testing.T, m *MySQL, engine string) {
+	t.Helper()
+	ctx := context.Background()
+	var on bool
+	if err := m.DB().QueryRowContext(ctx, "SELECT @@userstat").Scan(&on); err != nil {
+		t.Fatal(err)
+	}
+	if !on {
+		t.Fatal("the test server runs with userstat=OFF, so it keeps no per-table statistics: start it with dbperf server start (which sets userstat = ON) or run SET GLOBAL userstat = ON")
+	}
+	for _, q := range []string{"CREATE TABLE us_t (id int PRIMARY KEY, v int) ENGINE=" + engine,
+		"INSERT INTO us_t VALUES (1, 1), (2, 2), (3, 3)", "SELECT COUNT(v) FROM us_t FORCE INDEX (PRIMARY) WHERE id BETWEEN 1 AND 3"} {
+		if _, err := m.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
