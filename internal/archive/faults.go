@@ -24,6 +24,9 @@ type Window struct {
 	End   time.Time `json:"end,omitzero"` // zero: the step ended without the target
 	// Seconds is End - Start, or up to the step's end when the target never came back.
 	Seconds float64 `json:"seconds"`
+	// Shard is the shard that was without the target, in a merged run (dbperf merge); nil in
+	// a shard's or an unsharded run's own step.
+	Shard *int `json:"shard,omitempty"`
 }
 
 // String is the step's line about its faults, as dbperf prints it: "faults: connection_lost 8,
@@ -57,7 +60,11 @@ func (f *Faults) String() string {
 		if i > 0 {
 			sep = ","
 		}
-		fmt.Fprintf(&b, "%s without the target %.1fs from %s", sep, w.Seconds, w.Start.Local().Format("15:04:05"))
+		who := ""
+		if w.Shard != nil {
+			who = fmt.Sprintf(" shard %d", *w.Shard)
+		}
+		fmt.Fprintf(&b, "%s%s without the target %.1fs from %s", sep, who, w.Seconds, w.Start.Local().Format("15:04:05"))
 		if w.End.IsZero() {
 			b.WriteString(" to the step's end")
 		}

@@ -60,7 +60,7 @@ func Runs(out string, dirs []string, command []string) (archive.Run, error) {
 			dir.WriteMeta()
 			return meta, fmt.Errorf("merging step %s: %w", st.Name, err)
 		}
-		meta.Steps = append(meta.Steps, archive.StepStatus{Name: st.Name, Dir: st.Name, Complete: sum.Complete})
+		meta.Steps = append(meta.Steps, archive.StepStatus{Name: st.Name, Dir: st.Name, Complete: sum.Complete, Faults: sum.Faults})
 	}
 	dir.Meta = meta
 	return meta, dir.WriteMeta()
@@ -180,6 +180,11 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 	sum.Hosts = shardHosts(shards, sums)
 	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
 	sum.Stalls = mergeStalls(sums, ivs, ops, w)
+	offsets := make([]time.Duration, len(steps))
+	for k := range steps {
+		offsets[k] = steps[k].offset
+	}
+	sum.Faults = mergeFaults(shards, sums, offsets)
 	return sum, w.Finish(sum)
 }
 
