@@ -28,8 +28,12 @@ const (
 
 func init() { archive.Declare(Name, Declaration()) }
 
-// Figures implements workload.Workload with Declaration.
-func (b *Bench) Figures() archive.Figures { return Declaration() }
+// Figures implements workload.Workload: Declaration and the configured steps' insert patterns.
+func (b *Bench) Figures() archive.Figures {
+	f := Declaration()
+	f.InsertPatterns = b.cfg.InsertPatterns()
+	return f
+}
 
 // Declaration: sysbench's transactions/s and queries/s are the headline, then its 95th
 // percentile latency (its default --percentile) and dbperf's p99 and p99.9 of the event.
