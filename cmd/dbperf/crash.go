@@ -84,15 +84,20 @@ func (o *crashFlags) run(c *cobra.Command) error {
 	if !c.Flags().Changed("seed") {
 		o.seed = randomSeed()
 	}
-	if o.out == "" {
-		o.out = fmt.Sprintf("runs/crash-%s-%s-%s", o.target, o.kill, time.Now().Format("20060102-150405"))
-	}
 	if o.dirSync != "posix" && o.dirSync != "file" {
 		return fmt.Errorf("--dir-sync must be posix or file (got %q)", o.dirSync)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	// Everything is checked before anything is printed, run or written.
+	if err := crash.Validate(crash.Config{Kind: o.target, Settings: settings, Kill: o.kill, Crashes: o.crashes,
+		Clients: o.clients, Batch: o.batch, MinRun: o.minRun, MaxRun: o.maxRun}); err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = fmt.Sprintf("runs/crash-%s-%s-%s", o.target, o.kill, time.Now().Format("20060102-150405"))
 	}
 	cfg := crash.Config{Kind: o.target, Settings: settings, Kill: o.kill, Crashes: o.crashes, Clients: o.clients, Batch: o.batch,
 		Seed: o.seed, MinRun: o.minRun, MaxRun: o.maxRun, Out: o.out, Child: []string{exe, "crash", "child"}, KeepData: o.keepData,
@@ -132,7 +137,7 @@ func parseSets(sets []string) (map[string]string, error) {
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--set %q: want NAME=VALUE", s)
+			return nil, fmt.Errorf("--set %q: want NAME=VALUE, e.g. --set synchronous=NORMAL", s)
 		}
 		m[k] = v
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,11 +57,55 @@ func TestCrashBadInput(t *testing.T) {
 		{[]string{"crash", "--target", "pebble", "--set", "NoSync=true"}, "has no setting"},
 		{[]string{"crash", "--target", "postgres", "--set", "full_page_writes=off", "--kill", "power"}, "torn"},
 		{[]string{"crash", "--min-run", "3s", "--max-run", "1s"}, "shorter"},
+		{[]string{"crash", "--target", "mariadb-innodb", "--set", "innodb_doublewrite=0", "--kill", "power"}, "torn"},
+		{[]string{"crash", "--crashes", "0"}, "--crashes must be at least 1"},
+		{[]string{"crash", "--crashes", "-2"}, "--crashes must be at least 1"},
+		{[]string{"crash", "--clients", "0"}, "--clients must be at least 1"},
+		{[]string{"crash", "--batch", "-1"}, "--batch must be at least 1"},
+		{[]string{"crash", "--target", "nosuch"}, "unknown target"},
+		{[]string{"crash", "--target", "sqlite", "--set", "synchronus=OFF"}, "not one the crash test varies"},
 	} {
-		r := run(t, dir, append(tc.args, "--out", filepath.Join(dir, "x"), "--crashes", "1")...)
+		out := filepath.Join(dir, "x")
+		args := append([]string{"--out", out, "--crashes", "1"}, tc.args[1:]...) // the case's --crashes wins
+		r := run(t, dir, append([]string{"crash"}, args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, r.code, r.stderr, tc.want)
 		}
+		if strings.Contains(r.stdout, "durable") {
+			t.Errorf("%v: a refused run printed a verdict or promise: %q", tc.args, r.stdout)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: the run directory %s was written", tc.args, out)
+			os.RemoveAll(out)
+		}
+	}
+}
+
+// --batch counts transactions of several rows: the run reports them, and crash.json records
+// the batch.
+func TestCrashBatch(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "batch")
+	r := run(t, dir, "crash", "--target", "sqlite", "--batch", "5", "--crashes", "1", "--min-run", "300ms", "--max-run", "500ms", "--out", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "durable: 0 lost in 1 crashes") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "crash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Config  struct{ Batch int }
+		Results []struct {
+			Acked     int64 `json:"acked"`
+			AckedRows int64 `json:"acked_rows"`
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Config.Batch != 5 || len(f.Results) != 1 || f.Results[0].Acked == 0 || f.Results[0].AckedRows != 5*f.Results[0].Acked {
+		t.Fatalf("crash.json: batch %d, results %+v: want 5 rows per acknowledged transaction", f.Config.Batch, f.Results)
 	}
 }
 

@@ -12,9 +12,12 @@ type Result struct {
 	RunMS         float64 `json:"run_ms"` // from the target's opening to the crash
 	Acked         int64   `json:"acked"`  // acknowledged transactions
 	AckedRows     int64   `json:"acked_rows"`
-	CommitsPerSec float64 `json:"commits_per_sec"` // acknowledged transactions a second before the crash
-	Lost          int64   `json:"lost"`            // acknowledged transactions missing after recovery
-	LostRows      int64   `json:"lost_rows"`
+	CommitsPerSec float64 `json:"commits_per_sec"` // acknowledged transactions in the second before the crash, per second
+	// CommitsPerSecRun is the mean over the whole run, from the opening (it includes the
+	// clients' start).
+	CommitsPerSecRun float64 `json:"commits_per_sec_run"`
+	Lost             int64   `json:"lost"` // acknowledged transactions missing after recovery
+	LostRows         int64   `json:"lost_rows"`
 	// Shape is "none", "suffix" (the lost ones are each client's most recent acknowledged
 	// ones: an application can replay them) or "holes" (older commits are missing too).
 	Shape      string  `json:"shape"`
@@ -30,6 +33,38 @@ type Result struct {
 	RecoveryMS     float64 `json:"recovery_ms"`
 	RecoveryFailed bool    `json:"recovery_failed"`
 	RecoveryError  string  `json:"recovery_error,omitempty"`
+	// Missing are the lost transactions, as ranges per client: the evidence (missing.json).
+	Missing []MissingRange `json:"-"`
+}
+
+// MissingRange is a run of one client's consecutive acknowledged transactions that are missing
+// after recovery, with the instants the first and last were acknowledged.
+type MissingRange struct {
+	Client       int       `json:"client"`
+	First        int64     `json:"first_seq"`
+	Last         int64     `json:"last_seq"`
+	Transactions int       `json:"transactions"`
+	FirstAcked   time.Time `json:"first_acked"`
+	LastAcked    time.Time `json:"last_acked"`
+}
+
+// lastSecond is the window commits/s counts: the second before the crash, or the whole run
+// when it was shorter.
+const lastSecond = time.Second
+
+// addMissing appends client c's lost transactions (in sequence order) as ranges.
+func addMissing(ms []MissingRange, c int, lost []Ack) []MissingRange {
+	for i, a := range lost {
+		if i > 0 {
+			if m := &ms[len(ms)-1]; m.Client == c && m.Last+1 == a.First {
+				m.Last, m.LastAcked = a.Last, a.At
+				m.Transactions++
+				continue
+			}
+		}
+		ms = append(ms, MissingRange{Client: c, First: a.First, Last: a.Last, Transactions: 1, FirstAcked: a.At, LastAcked: a.At})
+	}
+	return ms
 }
 
 // Analyze compares the acknowledgements of each client (acks[c]) with what was read back.
@@ -51,13 +86,26 @@ func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch in
 	for c := range v.Present {
 		clients[c] = true
 	}
+	from := crashed.Add(-lastSecond)
+	if from.Before(opened) {
+		from = opened
+	}
+	var recent int64
+	ids := make([]int, 0, len(clients))
 	for c := range clients {
+		ids = append(ids, c)
+	}
+	sort.Ints(ids)
+	for _, c := range ids {
 		pr := v.Present[c]
 		var ackedRows, top int64
 		maxPresentAcked := int64(0)
 		var lost []Ack
 		for _, a := range acks[c] {
 			r.Acked++
+			if a.At.After(from) && !a.At.After(crashed) {
+				recent++
+			}
 			n := a.Last - a.First + 1
 			ackedRows += n
 			r.AckedRows += n
@@ -75,6 +123,7 @@ func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch in
 			}
 		}
 		r.Lost += int64(len(lost))
+		r.Missing = addMissing(r.Missing, c, lost)
 		for _, a := range lost {
 			if a.Last < maxPresentAcked {
 				r.Holes++
@@ -101,7 +150,10 @@ func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch in
 		r.WindowMS = ms(crashed.Sub(oldestLost))
 	}
 	if r.RunMS > 0 {
-		r.CommitsPerSec = float64(r.Acked) / (r.RunMS / 1000)
+		r.CommitsPerSecRun = float64(r.Acked) / (r.RunMS / 1000)
+	}
+	if w := crashed.Sub(from); w > 0 {
+		r.CommitsPerSec = float64(recent) / w.Seconds()
 	}
 	return r
 }

@@ -2,6 +2,7 @@ package crash
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +32,44 @@ func TestAnalyzeSuffixInFlightAndWindow(t *testing.T) {
 	if want := 2000.0 - 91; r.WindowMS != want {
 		t.Errorf("window %v ms, want %v (crash minus the oldest lost commit's acknowledgement)", r.WindowMS, want)
 	}
-	if r.CommitsPerSec != 75 {
-		t.Errorf("commits/s %v, want 75", r.CommitsPerSec)
+	if r.CommitsPerSecRun != 75 || r.CommitsPerSec != 0 {
+		t.Errorf("commits/s %v in the last second, %v over the run; want 0 (every ack came in the first 100 ms) and 75", r.CommitsPerSec, r.CommitsPerSecRun)
+	}
+	want := []MissingRange{{Client: 0, First: 91, Last: 100, Transactions: 10, FirstAcked: t0.Add(91 * time.Millisecond), LastAcked: t0.Add(100 * time.Millisecond)}}
+	if !reflect.DeepEqual(r.Missing, want) {
+		t.Errorf("missing %+v, want %+v", r.Missing, want)
+	}
+}
+
+// commits/s counts the acknowledgements of the second before the crash; the run's mean is the
+// second figure. The lost transactions are kept as ranges per client with their times.
+func TestAnalyzeLastSecondRateAndMissingRanges(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var acks []Ack
+	for s := int64(1); s <= 250; s++ {
+		at := t0.Add(time.Duration(s) * 5 * time.Millisecond) // 200 in the first second
+		if s > 200 {
+			at = t0.Add(time.Second + time.Duration(s-200)*20*time.Millisecond) // 50 in the second
+		}
+		acks = append(acks, Ack{First: s, Last: s, At: at})
+	}
+	// Transaction 100 is a hole; 241..250 are the lost suffix.
+	v := Verified{Present: map[int][][2]int64{0: {{1, 99}, {101, 240}}}}
+	r := Analyze(map[int][]Ack{0: acks}, v, t0, t0.Add(2*time.Second), 1)
+	if r.CommitsPerSec != 50 || r.CommitsPerSecRun != 125 {
+		t.Errorf("commits/s %v in the last second, %v over the run; want 50 and 125", r.CommitsPerSec, r.CommitsPerSecRun)
+	}
+	want := []MissingRange{
+		{Client: 0, First: 100, Last: 100, Transactions: 1, FirstAcked: acks[99].At, LastAcked: acks[99].At},
+		{Client: 0, First: 241, Last: 250, Transactions: 10, FirstAcked: acks[240].At, LastAcked: acks[249].At},
+	}
+	if r.Lost != 11 || r.Shape != "holes" || !reflect.DeepEqual(r.Missing, want) {
+		t.Errorf("lost %d (%s), missing %+v, want 11 (holes), %+v", r.Lost, r.Shape, r.Missing, want)
+	}
+	// A run shorter than a second is its own window.
+	r = Analyze(map[int][]Ack{0: acks}, Verified{Present: map[int][][2]int64{0: {{1, 250}}}}, t0, t0.Add(500*time.Millisecond), 1)
+	if r.CommitsPerSec != 200 {
+		t.Errorf("commits/s %v over a 500 ms run with 100 acks, want 200", r.CommitsPerSec)
 	}
 }
 

@@ -2,6 +2,7 @@ package crash
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/dbperf/dbperf/internal/powerfs"
 	"os"
 	"path/filepath"
@@ -151,9 +152,94 @@ func TestPowerCutBrokenPromiseKeepsEvidence(t *testing.T) {
 	if !s.Broken || !strings.Contains(s.Verdict, "DURABILITY PROMISE BROKEN") || !strings.Contains(s.Verdict, "evidence kept") {
 		t.Fatalf("verdict %q", s.Verdict)
 	}
-	for _, keep := range []string{"crash-1/data/MANIFEST", "crash-1/acks/acks-0.log", "crash-1/verify.json", "crash-1/result.json"} {
+	for _, keep := range []string{"crash-1/data/MANIFEST", "crash-1/acks/acks-0.log", "crash-1/verify.json", "crash-1/result.json", "crash-1/missing.json"} {
 		if _, err := os.Stat(filepath.Join(out, keep)); err != nil {
 			t.Errorf("evidence %s not kept: %v", keep, err)
+		}
+	}
+	// missing.json holds the lost ranges, and they add up to the lost count.
+	b, err := os.ReadFile(filepath.Join(out, "crash-1", "missing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []MissingRange
+	if err := json.Unmarshal(b, &missing); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range missing {
+		if m.First > m.Last || m.FirstAcked.IsZero() || m.LastAcked.Before(m.FirstAcked) {
+			t.Errorf("bad missing range %+v", m)
+		}
+		n += m.Transactions
+	}
+	if len(f.Results) != 1 || n == 0 || int64(n) != f.Results[0].Lost {
+		t.Errorf("missing.json has %d transactions in %d ranges, want the %d lost", n, len(missing), f.Results[0].Lost)
+	}
+}
+
+// Bad configurations are refused before anything is written, and a run that did nothing
+// never reads as durable.
+func TestValidateAndIncompleteVerdict(t *testing.T) {
+	good := Config{Kind: "bbolt", Kill: "process", Crashes: 1, Clients: 1, Batch: 1, MaxRun: time.Second}
+	for _, tc := range []struct {
+		change func(*Config)
+		want   string
+	}{
+		{func(c *Config) { c.Crashes = 0 }, "--crashes must be at least 1"},
+		{func(c *Config) { c.Clients = 0 }, "--clients must be at least 1"},
+		{func(c *Config) { c.Batch = -1 }, "--batch must be at least 1"},
+		{func(c *Config) { c.Kind = "nosuch" }, "unknown target"},
+		{func(c *Config) { c.Kind, c.Settings = "sqlite", map[string]string{"synchronus": "OFF"} }, "not one the crash test varies"},
+		{func(c *Config) { c.Kind, c.Settings = "pebble", map[string]string{"NoSync": "true"} }, "has no setting"},
+		{func(c *Config) { c.Settings = map[string]string{"NoSync": "maybe"} }, "use true or false"},
+	} {
+		c := good
+		c.Out = filepath.Join(t.TempDir(), "run")
+		tc.change(&c)
+		if _, err := Run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", c, err, tc.want)
+		}
+		if _, err := os.Stat(c.Out); err == nil {
+			t.Errorf("%+v: %s was written", c, c.Out)
+		}
+	}
+	if err := Validate(good); err != nil {
+		t.Fatal(err)
+	}
+	if s := Summarize(nil, Durable); strings.Contains(s.Verdict, "durable") || !strings.HasPrefix(s.Verdict, "incomplete") {
+		t.Errorf("no crash: verdict %q", s.Verdict)
+	}
+	f := File{Config: FileConfig{Crashes: 3}, Error: "crash 2: the writer did not start", Finished: time.Now(),
+		Summary: Summarize([]Result{{Crash: 1, Shape: "none"}}, Durable)}
+	f.markIncomplete()
+	if strings.Contains(f.Summary.Verdict, "durable") || !strings.Contains(f.Summary.Verdict, "incomplete (1 of 3 crashes): crash 2: the writer") {
+		t.Errorf("a run that failed: verdict %q", f.Summary.Verdict)
+	}
+	// A crash.json an older dbperf wrote with "durable: 0 lost in 0 crashes" reads back as
+	// incomplete in every listing (dbperf report reads it through Load too).
+	dir := t.TempDir()
+	old := File{Config: FileConfig{Kind: "sqlite", Kill: "process", Crashes: 1}, Finished: time.Now(), Error: "crash: sqlite setting \"synchronus\"",
+		Summary: Summary{Verdict: "durable: 0 lost in 0 crashes"}}
+	if err := writeJSON(filepath.Join(dir, "crash.json"), old); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, md strings.Builder
+	if err := WriteTable(&table, []string{dir}, []File{loaded}); err != nil {
+		t.Fatal(err)
+	}
+	WriteMarkdown(&md, []File{loaded})
+	for _, out := range []string{table.String(), md.String()} {
+		if strings.Contains(out, "durable") || !strings.Contains(out, "incomplete (0 of 1 crashes): crash: sqlite setting") {
+			t.Errorf("listing of a failed run:\n%s", out)
 		}
 	}
 }

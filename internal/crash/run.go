@@ -55,22 +55,16 @@ type Layer interface {
 // Run runs the crashes, writing each result and then crash.json to cfg.Out, and returns the
 // summary.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
-	if cfg.Kill != "process" && cfg.Kill != "power" {
-		return nil, fmt.Errorf("--kill must be process or power (got %q)", cfg.Kill)
+	if err := Validate(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Kill == "power" && cfg.Layer == nil {
 		return nil, errors.New("--kill power needs the power-loss layer")
-	}
-	if cfg.MaxRun < cfg.MinRun {
-		return nil, fmt.Errorf("the longest run before a crash (%v) is shorter than the shortest (%v)", cfg.MaxRun, cfg.MinRun)
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
 	promise, why := Promise(cfg.Kind, cfg.Settings, cfg.Kill)
-	if promise == Refused {
-		return nil, errors.New(why)
-	}
 	f := File{Config: fileConfig(cfg), Promise: promise, Why: why, Started: time.Now().UTC()}
 	if err := writeJSON(filepath.Join(cfg.Out, "crash.json"), f); err != nil {
 		return nil, err
@@ -98,6 +92,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	f.Summary = Summarize(f.Results, promise)
 	f.Finished = time.Now().UTC()
+	f.markIncomplete()
 	if err := writeJSON(filepath.Join(cfg.Out, "crash.json"), f); err != nil {
 		return nil, err
 	}
@@ -105,6 +100,32 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return &f.Summary, errors.New(f.Error)
 	}
 	return &f.Summary, nil
+}
+
+// Validate checks a test's configuration before anything runs or is written, so that a
+// mistake gets one sentence and no verdict.
+func Validate(cfg Config) error {
+	switch {
+	case cfg.Kill != "process" && cfg.Kill != "power":
+		return fmt.Errorf("--kill must be process or power (got %q)", cfg.Kill)
+	case cfg.Crashes < 1:
+		return fmt.Errorf("--crashes must be at least 1 (got %d): a test with no crash proves nothing", cfg.Crashes)
+	case cfg.Clients < 1:
+		return fmt.Errorf("--clients must be at least 1 (got %d)", cfg.Clients)
+	case cfg.Batch < 1:
+		return fmt.Errorf("--batch must be at least 1 row per transaction (got %d)", cfg.Batch)
+	case cfg.MinRun < 0:
+		return fmt.Errorf("--min-run must not be negative (got %v)", cfg.MinRun)
+	case cfg.MaxRun < cfg.MinRun:
+		return fmt.Errorf("the longest run before a crash (%v) is shorter than the shortest (%v): raise --max-run", cfg.MaxRun, cfg.MinRun)
+	}
+	if err := CheckSettings(cfg.Kind, cfg.Settings); err != nil {
+		return err
+	}
+	if promise, why := Promise(cfg.Kind, cfg.Settings, cfg.Kill); promise == Refused {
+		return errors.New(why)
+	}
+	return nil
 }
 
 // runOne runs crash i: write until the drawn instant, crash, recover, read back, compare.
@@ -126,7 +147,7 @@ func runOne(ctx context.Context, cfg Config, i int) (Result, map[string]string, 
 		}
 	}
 	spec := ChildSpec{Mode: "create", Kind: cfg.Kind, Dir: engineDir, Settings: cfg.Settings, AckDir: acks,
-		Clients: max(cfg.Clients, 1), Batch: max(cfg.Batch, 1), Seed: cfg.Seed}
+		Clients: cfg.Clients, Batch: cfg.Batch, Seed: cfg.Seed}
 	if layer != nil {
 		// The database is created and made durable first, as one that has existed for long:
 		// the crash then tests the commits, not the creation of the files.
@@ -191,6 +212,12 @@ func analyzeDir(cfg Config, v Verified, acks string, opened, crashed time.Time, 
 	}
 	r := Analyze(all, v, opened, crashed, spec.Batch)
 	r.Crash = i
+	if r.Lost > 0 {
+		// The missing ids are evidence, beside the acknowledgement logs they come from.
+		if err := writeJSON(filepath.Join(dir, "missing.json"), r.Missing); err != nil {
+			return r, err
+		}
+	}
 	return r, writeJSON(filepath.Join(dir, "result.json"), r)
 }
 

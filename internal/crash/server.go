@@ -160,7 +160,7 @@ func (ps *privateServer) crash(ctx context.Context, cfg Config, i int) (Result, 
 		return Result{}, nil, err
 	}
 	spec := ChildSpec{Mode: "create", Kind: cfg.Kind, Dir: ps.url, Settings: cfg.Settings, AckDir: acks,
-		Clients: max(cfg.Clients, 1), Batch: max(cfg.Batch, 1), Seed: cfg.Seed, Fresh: true}
+		Clients: cfg.Clients, Batch: cfg.Batch, Seed: cfg.Seed, Fresh: true}
 	if err := ps.prepare(ctx, cfg, spec, dir); err != nil {
 		return Result{}, nil, fmt.Errorf("crash %d: %w", i, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,10 +95,16 @@ func TestServerPowerCut(t *testing.T) {
 // A setting that only matters for torn writes is refused under a power cut before anything
 // starts.
 func TestTornWriteSettingRefused(t *testing.T) {
-	_, err := Run(context.Background(), Config{Kind: "postgres", Settings: map[string]string{"full_page_writes": "off"}, Kill: "power",
-		Crashes: 1, Out: t.TempDir(), Layer: func() Layer { return nil }})
-	if err == nil || !strings.Contains(err.Error(), "torn") {
-		t.Fatalf("got %v", err)
+	for kind, settings := range map[string]map[string]string{"postgres": {"full_page_writes": "off"}, "mariadb-innodb": {"innodb_doublewrite": "0"}} {
+		out := filepath.Join(t.TempDir(), "run")
+		_, err := Run(context.Background(), Config{Kind: kind, Settings: settings, Kill: "power",
+			Crashes: 1, Clients: 1, Batch: 1, Out: out, Layer: func() Layer { return nil }})
+		if err == nil || !strings.Contains(err.Error(), "torn") {
+			t.Fatalf("%s %v: got %v", kind, settings, err)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s %v: the run directory was written", kind, settings)
+		}
 	}
 }
 

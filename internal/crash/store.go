@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,31 @@ var syncSetting = map[string]struct {
 	"badger":  {"SyncWrites", false, false, "Options.SyncWrites"},
 }
 
+// CheckSettings says whether kind is a known target and settings are names it takes, in one
+// sentence when not: dbperf crash checks before anything runs, and the child checks again.
+// A server's own names are checked by the server (an unknown one stops it starting).
+func CheckSettings(kind string, settings map[string]string) error {
+	known := append(slices.Clone(Embedded), Servers...)
+	if !slices.Contains(known, kind) {
+		return fmt.Errorf("crash: unknown target %q: use one of %s", kind, strings.Join(known, ", "))
+	}
+	for k, v := range settings {
+		switch ss, kv := syncSetting[kind]; {
+		case kind == "sqlite" && k != "synchronous" && k != "journal_mode":
+			return fmt.Errorf("crash: sqlite setting %q is not one the crash test varies: use synchronous or journal_mode", k)
+		case kv && !strings.EqualFold(k, ss.name):
+			return fmt.Errorf("crash: %s has no setting %q here: use %s=true or %s=false", kind, k, ss.name, ss.name)
+		case kv:
+			if _, err := strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("crash: %s=%q: use true or false", k, v)
+			}
+		case isServer(kind) && (k == "" || strings.ContainsAny(k, " ;'\"`=#\n")):
+			return fmt.Errorf("crash: %q is not a %s setting name: use the name of its config file", k, kind)
+		}
+	}
+	return nil
+}
+
 // OpenStore opens kind at dir (created if absent) with settings in the engine's own terms.
 func OpenStore(kind, dir string, settings map[string]string) (Store, error) {
 	if kind == "sqlite" {
@@ -49,19 +75,13 @@ func OpenStore(kind, dir string, settings map[string]string) (Store, error) {
 	if _, ok := serverEngines[kind]; ok {
 		return openServerStore(kind, dir, settings)
 	}
-	ss, ok := syncSetting[kind]
-	if !ok {
-		return nil, fmt.Errorf("crash: unknown embedded target %q (want one of %s)", kind, strings.Join(Embedded, ", "))
+	if err := CheckSettings(kind, settings); err != nil {
+		return nil, err
 	}
+	ss := syncSetting[kind]
 	sync := ss.deflt
-	for k, v := range settings {
-		if !strings.EqualFold(k, ss.name) {
-			return nil, fmt.Errorf("crash: %s has no setting %q here (only %s)", kind, k, ss.name)
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("crash: %s=%q: want true or false", k, v)
-		}
+	for _, v := range settings {
+		b, _ := strconv.ParseBool(v)
 		sync = b != ss.invert
 	}
 	path := dir
@@ -125,10 +145,10 @@ func openSQLite(path string, settings map[string]string) (Store, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	if err := CheckSettings("sqlite", settings); err != nil {
+		return nil, err
+	}
 	for _, k := range keys {
-		if k != "synchronous" && k != "journal_mode" {
-			return nil, fmt.Errorf("crash: sqlite setting %q is not one the crash test varies (synchronous, journal_mode)", k)
-		}
 		q.Add("_pragma", k+"("+settings[k]+")")
 	}
 	q.Add("_pragma", "busy_timeout(60000)")

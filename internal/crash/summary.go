@@ -50,8 +50,8 @@ func fileConfig(c Config) FileConfig {
 			ds = "posix"
 		}
 	}
-	return FileConfig{Kind: c.Kind, Settings: c.Settings, Kill: c.Kill, DirSync: ds, Crashes: c.Crashes, Clients: max(c.Clients, 1),
-		Batch: max(c.Batch, 1), Seed: c.Seed, MinRunMS: ms(c.MinRun), MaxRunMS: ms(c.MaxRun), Meta: c.Meta}
+	return FileConfig{Kind: c.Kind, Settings: c.Settings, Kill: c.Kill, DirSync: ds, Crashes: c.Crashes, Clients: c.Clients,
+		Batch: c.Batch, Seed: c.Seed, MinRunMS: ms(c.MinRun), MaxRunMS: ms(c.MaxRun), Meta: c.Meta}
 }
 
 // Summary is one setting's figures over its crashes.
@@ -133,6 +133,8 @@ func Summarize(rs []Result, promise string) Summary {
 	s.CommitsPerSec, s.LostMedian, s.RecoveryMSMedian = median(rates), median(lost), median(rec)
 	k := len(rs)
 	switch {
+	case k == 0:
+		s.Verdict = "incomplete: no crash ran"
 	case promise == Durable && lossy == 0:
 		s.Verdict = fmt.Sprintf("durable: 0 lost in %d crashes", k)
 	case promise == Durable:
@@ -162,14 +164,40 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// Load reads a crash run directory's crash.json.
+// Load reads a crash run directory's crash.json. A run that failed, stopped early or is still
+// going has an "incomplete" verdict, whatever an older dbperf wrote.
 func Load(dir string) (File, error) {
 	var f File
 	b, err := os.ReadFile(filepath.Join(dir, "crash.json"))
 	if err != nil {
 		return f, err
 	}
-	return f, json.Unmarshal(b, &f)
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, err
+	}
+	f.markIncomplete()
+	return f, nil
+}
+
+// markIncomplete replaces the verdict of a run with an error or fewer crashes than asked:
+// a run that did not finish proves no promise either way.
+func (f *File) markIncomplete() {
+	s := &f.Summary
+	if f.Error == "" && s.Crashes > 0 && s.Crashes >= f.Config.Crashes {
+		return
+	}
+	why := f.Error
+	if why == "" && f.Finished.IsZero() {
+		why = "not finished (still running, or stopped before it wrote its results)"
+	} else if why == "" {
+		why = "fewer crashes than asked"
+	}
+	if s.Broken {
+		// A loss seen before the error still counts: keep it loud.
+		s.Verdict = fmt.Sprintf("incomplete (%d of %d crashes): %s; %s", s.Crashes, f.Config.Crashes, why, s.Verdict)
+		return
+	}
+	s.Verdict = fmt.Sprintf("incomplete (%d of %d crashes): %s", s.Crashes, f.Config.Crashes, why)
 }
 
 // WriteTable prints one line per crash run: what it bought and what it lost.
