@@ -47,6 +47,64 @@ func TestFaultServerKilledMidLinkBenchRequests(t *testing.T) {
 		"--maxid", "2001", "--requests", "0", "--requests-seconds", "8s", "--fault-timeout", "45s"}})
 }
 
+// sysbench's read_write run step on PostgreSQL's lean path: each thread whose connection is
+// lost opens a new one, prepares its statements again and runs the event again whole, from
+// BEGIN, as sysbench does on MySQL when --mysql-ignore-errors names the lost connection; the
+// check after the step passes.
+func TestFaultServerKilledMidSysbenchRun(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15487)
+	f.run(t, faultRun{step: "run", restart: true, args: []string{"run", "sysbench", "read_write", "--target", f.url("fault"),
+		"--tables", "2", "--table-size", "2000", "--threads", "4", "--time", "10", "--fault-timeout", "45s"}})
+}
+
+// run script follows pgbench, which aborts a client whose command fails, a lost connection
+// included (pgbench.c:3361-3378): the step ends at the loss, with a sentence that says so, and
+// keeps its seconds as not complete.
+func TestFaultScriptEndsAtLostConnection(t *testing.T) {
+	f := startFaultServer(t, "postgres", 15488)
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(dbperfBin, "run", "script", "--builtin", "select-only", "--scale", "1", "--target", f.url("fault"),
+		"--clients", "2", "--step-seconds", "20", "--out", out)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var stdout strings.Builder
+	in, killed := false, false
+	for sc := bufio.NewScanner(pr); sc.Scan(); {
+		l := sc.Text()
+		stdout.WriteString(l + "\n")
+		if strings.HasPrefix(l, "== step run") {
+			in = true
+		} else if in && !killed && liveLine(l) {
+			if _, _, err := server.Kill(context.Background(), f.srv); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("%s", stdout.String())
+	if _, serr := f.srv.Start(context.Background()); serr != nil { // for the deferred Stop
+		t.Fatal(serr)
+	}
+	if !killed {
+		t.Fatal("step run never printed a live line")
+	}
+	want := "its connection was lost, and pgbench aborts a client whose command fails (pgbench.c:3361-3378), so the step ends"
+	if err == nil || !strings.Contains(stdout.String(), want) {
+		t.Fatalf("exit %v; want a failure saying %q", err, want)
+	}
+	if _, sum := readFaultRun(t, out, "run"); sum.Complete || !strings.Contains(sum.Error, want) || sum.Faults == nil || sum.Faults.Errors["connection_lost"] == 0 {
+		t.Errorf("summary.json: complete %v, error %q, faults %+v; want not complete, the sentence, the loss counted by kind", sum.Complete, sum.Error, sum.Faults)
+	}
+}
+
 // A server that does not come back: the step ends after --fault-timeout with one sentence, its
 // partial figures kept as not complete, and the finished step before it kept whole.
 func TestFaultServerGoneEndsAfterFaultTimeout(t *testing.T) {

@@ -194,6 +194,9 @@ func (c *client) do(ctx context.Context, _ int) (measure.Op, int64, error) {
 		}
 		if !retry || ctx.Err() != nil {
 			c.inTxn = false
+			if kind == "connection_lost" { // driver.KindConnLost
+				err = fmt.Errorf("%w: its connection was lost, and pgbench aborts a client whose command fails (pgbench.c:3361-3378), so the step ends: %w", ErrAbort, err)
+			}
 			return op, 0, err
 		}
 		_ = c.conn.Rollback(ctx)

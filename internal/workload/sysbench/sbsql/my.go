@@ -39,7 +39,16 @@ func count(ctx context.Context, db *sql.DB, table int) (n, ids int64, err error)
 	return n, ids, err
 }
 
+// Connect opens a client's connection; the run step's survives a restart of the server
+// (redial.go).
 func (s *myStore) Connect(ctx context.Context, stmts bool) (sb.Conn, error) {
+	if !stmts {
+		return s.connect(ctx, false)
+	}
+	return redialing(ctx, func(ctx context.Context) (sb.Conn, error) { return s.connect(ctx, true) })
+}
+
+func (s *myStore) connect(ctx context.Context, stmts bool) (sb.Conn, error) {
 	c, err := s.t.Conn(ctx)
 	if err != nil {
 		return nil, err
