@@ -274,7 +274,8 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		return err
 	}
 	if err := workload.CheckWarmup(wl, output.warmup); err != nil {
-		return err // a step of fixed work: before the run directory exists
+		sharding.finish(err) // a shard tells the others
+		return err           // a step of fixed work: before the run directory exists
 	}
 	info := t.Info(ctx)
 	settings := wl.Settings()
@@ -300,6 +301,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	meta.Shard = sharding.provenance() // a shard of a sharded run: shard.go
 	dir, err := archive.Create(out, meta)
 	if err != nil {
+		sharding.finish(err)
 		return err
 	}
 	w := c.OutOrStdout()

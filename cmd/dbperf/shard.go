@@ -87,7 +87,7 @@ func (s *shardFlags) check(c *cobra.Command, workloadName string, seed uint64) e
 	if s.runID == "" {
 		s.runID = fmt.Sprintf("%s-%d-%d", workloadName, seed, s.parsed.Count)
 	}
-	s.rv = &shard.Rendezvous{Spec: s.parsed, RunID: s.runID, StartAt: s.at, Timeout: s.timeout}
+	s.rv = &shard.Rendezvous{Spec: s.parsed, RunID: s.runID, StartAt: s.at, Timeout: s.timeout, Warn: s.warn}
 	s.rv.Host, _ = os.Hostname()
 	s.prov = &archive.Shard{Index: s.parsed.Index, Count: s.parsed.Count, RunID: s.runID, Rendezvous: s.rendezvous}
 	return nil
@@ -181,18 +181,27 @@ func (s *shardFlags) arrivalShare(a workload.Arrival) workload.Arrival {
 }
 
 // wrap binds the workload and, for a shard, puts it behind the rendezvous: the target must be
-// a server whose connection limit covers every shard's connections.
+// a server whose connection limit covers every shard's connections. The rendezvous is set up
+// first, so that a shard whose bind or checks fail leaves its abort mark and the others stop
+// at their first barrier with one sentence, not at the timeout.
 func (s *shardFlags) wrap(bind func(driver.Target) (workload.Workload, error)) func(driver.Target) (workload.Workload, error) {
 	return func(t driver.Target) (workload.Workload, error) {
-		wl, err := bind(t)
-		if err != nil || !s.parsed.Sharded() {
-			return wl, err
+		if !s.parsed.Sharded() {
+			return bind(t)
 		}
 		ctx := context.Background()
+		if err := s.checkLimit(ctx, t); err != nil {
+			return nil, err // the same on every shard: each one says it
+		}
 		if err := s.connect(ctx, t); err != nil {
 			return nil, err
 		}
 		if err := s.rv.Setup(ctx); err != nil {
+			return nil, err // its rows of an earlier run, or no table: no mark can be left
+		}
+		wl, err := bind(t)
+		if err != nil {
+			s.finish(err)
 			return nil, err
 		}
 		sw := &shardWorkload{Workload: wl, s: s}
@@ -203,13 +212,17 @@ func (s *shardFlags) wrap(bind func(driver.Target) (workload.Workload, error)) f
 	}
 }
 
-// connect gives the rendezvous its own connection to a server target, and checks the server's
-// connection limit against the whole run's connections.
-func (s *shardFlags) connect(ctx context.Context, t driver.Target) error {
+// checkLimit checks the server's connection limit against the whole run's connections.
+func (s *shardFlags) checkLimit(ctx context.Context, t driver.Target) error {
 	info := t.Info(ctx)
 	if limit, err := strconv.Atoi(fmt.Sprint(info.Settings["max_connections"])); err == nil && s.conns > limit {
 		return fmt.Errorf("the %d shards open up to %d connections in all, and %s allows %d (max_connections): raise it or run fewer clients", s.parsed.Count, s.conns, info.Engine, limit)
 	}
+	return nil
+}
+
+// connect gives the rendezvous its own connection to a server target.
+func (s *shardFlags) connect(ctx context.Context, t driver.Target) error {
 	if s.rendezvous != "target" {
 		return nil
 	}
@@ -223,7 +236,7 @@ func (s *shardFlags) connect(ctx context.Context, t driver.Target) error {
 	case *sqldriver.MySQL:
 		s.rv.DB, s.rv.Dialect = shard.SQLDB{DB: tg.DB()}, shard.MySQLDialect
 	default:
-		return fmt.Errorf("--rendezvous target needs a PostgreSQL or MySQL target (got %s): give --start-at TIME instead", info.Kind)
+		return fmt.Errorf("--rendezvous target needs a PostgreSQL or MySQL target (got %s): give --start-at TIME instead", t.Info(ctx).Kind)
 	}
 	return nil
 }
@@ -246,12 +259,7 @@ func (s *shardFlags) barrier(ctx context.Context, name string) error {
 		s.prov.Barriers = append(s.prov.Barriers, archive.Barrier{Name: b.Name, At: b.At,
 			WaitedMs: float64(b.Waited.Microseconds()) / 1e3, ClockOffsetMs: float64(b.Offset.Microseconds()) / 1e3})
 	}
-	off := s.rv.MaxOffset()
-	s.prov.ClockOffsetMs = float64(off.Microseconds()) / 1e3
-	if off.Abs() > shard.ClockWarn && len(s.rv.Barriers) == 1 {
-		fmt.Fprintf(s.warn, "warning: this host's clock is %s off the target's (more than %s): synchronize the hosts' clocks (chrony or NTP); the merge corrects the offset measured here, not a drift\n",
-			off.Round(time.Millisecond), shard.ClockWarn)
-	}
+	s.prov.ClockOffsetMs = float64(s.rv.MaxOffset().Microseconds()) / 1e3 // Wait warns above shard.ClockWarn
 	return nil
 }
 

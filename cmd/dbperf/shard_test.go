@@ -42,12 +42,40 @@ func serverTargets(t *testing.T, db string) map[string]string {
 	return out
 }
 
+// freshServerTargets are the CI's servers, each in a database of this test's own that does not
+// exist yet: the shards, started at one instant, both find it missing and create it, and
+// neither may fail for it (PostgreSQL's duplicate_database, or its unique pg_database index).
+func freshServerTargets(t *testing.T, db string) map[string]string {
+	out := map[string]string{}
+	for name, env := range map[string]string{"postgres": "DBPERF_TEST_POSTGRES", "mysql": "DBPERF_TEST_MYSQL"} {
+		dsn := os.Getenv(env)
+		if dsn == "" {
+			if testing.Short() {
+				continue
+			}
+			t.Fatalf("%s is not set: scripts/test.sh starts the servers (or use -short)", env)
+		}
+		var err error
+		switch tg := testtargets.Open(t, dsn).(type) {
+		case *sqldriver.Postgres:
+			_, err = tg.Admin().Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+		case *sqldriver.MySQL:
+			_, err = tg.DB().Exec("DROP DATABASE IF EXISTS " + db)
+		}
+		if err != nil {
+			t.Fatalf("dropping %s: %v", db, err)
+		}
+		out[name] = testtargets.WithDatabase(dsn, db)
+	}
+	return out
+}
+
 // TestShardedInsertMatchesDatabase: 2 shard processes of one Insert Benchmark run meet through
 // the server (PostgreSQL, MariaDB), each loads its clients' own tables, and the merged run's
 // counts are exactly the rows the database holds; the rendezvous table is gone afterwards, and
 // run.json keeps each shard's provenance with its clock offset and barriers.
 func TestShardedInsertMatchesDatabase(t *testing.T) {
-	for name, target := range serverTargets(t, "dbperf_shardtest") {
+	for name, target := range freshServerTargets(t, "dbperf_shardfresh") { // the shards create it
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			meta, steps := runShards(t, dir, target, 2, "--clients", "3", "--rows", "2000", "--l1-rows", "1000",

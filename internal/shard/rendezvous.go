@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -57,6 +58,10 @@ type Rendezvous struct {
 	Poll, Lead time.Duration
 	// Barriers are the barriers passed so far.
 	Barriers []Barrier
+	// Warn, if set, gets one warning, at the first barrier whose clock offset is above
+	// ClockWarn: a clock can drift past the bound after the start.
+	Warn   io.Writer
+	warned bool
 }
 
 // Barrier is a barrier passed: when, after how long a wait, and this host's clock offset there.
@@ -167,6 +172,11 @@ func (r *Rendezvous) Wait(ctx context.Context, name string) error {
 		}
 	}
 	r.Barriers = append(r.Barriers, Barrier{Name: name, At: time.Now(), Waited: time.Since(t0), Offset: off})
+	if off.Abs() > ClockWarn && !r.warned && r.Warn != nil {
+		r.warned = true
+		fmt.Fprintf(r.Warn, "warning: this host's clock is %s off the target's at barrier %s (more than %s): synchronize the hosts' clocks (chrony or NTP); the merge corrects the offset measured at each barrier, not a drift within a step\n",
+			off.Round(time.Millisecond), name, ClockWarn)
+	}
 	return nil
 }
 

@@ -223,3 +223,28 @@ func TestClockOffsetMeasured(t *testing.T) {
 		t.Errorf("max offset %s", o)
 	}
 }
+
+// TestClockWarnedOnce: a clock that is within ClockWarn at the start and drifts past it later
+// is warned of at the first barrier where it is off, and only once.
+func TestClockWarnedOnce(t *testing.T) {
+	db := &fakeDB{rows: map[string][]int64{}, count: 2}
+	var warn strings.Builder
+	rv := &Rendezvous{Spec: Spec{0, 2}, RunID: "r", DB: db, Dialect: PostgresDialect, Poll: time.Millisecond, Warn: &warn}
+	for _, b := range []struct {
+		name string
+		skew time.Duration
+	}{{"start", 0}, {"step a", 0}, {"step b", 400 * time.Millisecond}, {"step c", -500 * time.Millisecond}} {
+		db.mu.Lock()
+		db.skew = b.skew
+		db.mu.Unlock()
+		if err := rv.Wait(context.Background(), b.name); err != nil {
+			t.Fatal(err)
+		}
+		if b.name == "step a" && warn.Len() > 0 {
+			t.Fatalf("warned with the clocks in step: %s", warn.String())
+		}
+	}
+	if got := warn.String(); strings.Count(got, "warning:") != 1 || !strings.Contains(got, "at barrier step b") {
+		t.Fatalf("want one warning, at step b: %q", got)
+	}
+}

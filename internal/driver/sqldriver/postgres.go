@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,10 +150,19 @@ func (p *Postgres) createDatabase(ctx context.Context) error {
 		return err
 	}
 	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{p.cfg.Database}.Sanitize()); err != nil {
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{p.cfg.Database}.Sanitize()); err != nil && !createdByOther(err) {
 		return fmt.Errorf("database %q does not exist and creating it failed: %v", p.cfg.Database, err)
 	}
 	return nil
+}
+
+// createdByOther: another client (a shard of the same run) created the database first.
+// PostgreSQL has no CREATE DATABASE IF NOT EXISTS; two at once fail with duplicate_database
+// (42P04), or with unique_violation (23505) on pg_database's name index when both pass the
+// name check before either commits.
+func createdByOther(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505" && strings.Contains(pgErr.ConstraintName+pgErr.Message, "pg_database"))
 }
 
 // settingsOfInterest are the server settings that explain results; they go into run.json.
