@@ -21,12 +21,15 @@ import (
 // Store is a target's usertable: key-value engines directly, SQL targets as YCSB's JDBC
 // binding lays it out (ycsbdb).
 type Store interface {
-	// Create drops and creates the table for fieldcount fields.
-	Create(ctx context.Context, fields int) error
+	// Create makes the table for fieldcount fields: dropped first when drop is set (a whole
+	// load), else created only if missing, keeping its records (a part of a split load).
+	Create(ctx context.Context, fields int, drop bool) error
 	// Connect opens a client's connection to a table of fields fields.
 	Connect(ctx context.Context, fields int) (Conn, error)
 	// Count is the table's records.
 	Count(ctx context.Context) (int64, error)
+	// CountKeys is how many of keys the table holds.
+	CountKeys(ctx context.Context, keys []string) (int64, error)
 }
 
 // Conn is one client's connection.
@@ -72,7 +75,10 @@ type Bench struct {
 	// earlier is what the run steps before this one inserted since the load (a search's
 	// warm-ups and trials follow one load): the check counts them too
 	earlier int64
-	zipf    *Zipfian // computed once, cloned per client
+	// base is the records the run step's check starts from: insertcount after a whole load,
+	// the table's count after a part of a split load (the other parts' records too)
+	base int64
+	zipf *Zipfian // computed once, cloned per client
 	// seqCounter is the sequential key chooser's one counter, shared by the clients.
 	seqCounter *atomic.Int64
 }
@@ -149,14 +155,17 @@ func (b *Bench) Plan(ctx context.Context, step string) (*workload.StepPlan, erro
 }
 
 // planLoad is the load phase (CoreWorkload.doInsert): keynums insertstart, insertstart+1, ...
-// handed out in order to the clients, every record with all its fields.
+// handed out in order to the clients, every record with all its fields. A whole load
+// (docs/ycsb.md, "Splitting a load") starts from an empty usertable; a part keeps the table's
+// records, as YCSB's loaders that share one table do.
 func (b *Bench) planLoad(ctx context.Context, conns []Conn) (*workload.StepPlan, error) {
 	if !b.cfg.first() {
 		// created by shard 0, whose plan ends before the step's barrier
-	} else if err := b.store.Create(ctx, b.cfg.FieldCount); err != nil {
+	} else if err := b.store.Create(ctx, b.cfg.FieldCount, b.cfg.WholeLoad()); err != nil {
 		return nil, fmt.Errorf("creating usertable: %w", err)
 	}
 	b.earlier, b.inserts = 0, NewAcknowledged(b.cfg.RecordCount) // a new table: run inserts start over
+	b.base = b.cfg.Count()
 	b.inserted.Store(0)
 	from, to := b.cfg.LoadRange()
 	total := to - from

@@ -93,6 +93,10 @@ func (c *Config) Count() int64 {
 	return c.RecordCount - c.InsertStart
 }
 
+// WholeLoad tells whether the load step loads every record (insertstart 0, insertcount
+// recordcount), which starts from an empty usertable; any other load is a part of a split load.
+func (c *Config) WholeLoad() bool { return c.InsertStart == 0 && c.Count() == c.RecordCount }
+
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var errs []error

@@ -59,7 +59,7 @@ func TestScanOrderAndUpdate(t *testing.T) {
 			tg := testtargets.Open(t, target)
 			store, _ := ycsbdb.For(tg)
 			ctx := context.Background()
-			if err := store.Create(ctx, 2); err != nil {
+			if err := store.Create(ctx, 2, true); err != nil {
 				t.Fatal(err)
 			}
 			c, err := store.Connect(ctx, 2)

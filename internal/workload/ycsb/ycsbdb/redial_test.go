@@ -26,7 +26,7 @@ func TestRedialAfterDroppedConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Create(ctx, 2); err != nil {
+	if err := st.Create(ctx, 2, true); err != nil {
 		t.Fatal(err)
 	}
 	c, err := st.Connect(ctx, 2)

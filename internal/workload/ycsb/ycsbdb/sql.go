@@ -12,11 +12,14 @@ import (
 )
 
 // createSQL is the JDBC binding's table (jdbc/README.md:35-51): YCSB_KEY VARCHAR(255) PRIMARY
-// KEY and FIELD0.. TEXT.
-func createSQL(fields int, suffix string) []string {
+// KEY and FIELD0.. TEXT; dropped first for a whole load, else created only if missing.
+func createSQL(fields int, suffix string, drop bool) []string {
 	cols := []string{"YCSB_KEY VARCHAR(255) PRIMARY KEY"}
 	for i := range fields {
 		cols = append(cols, fmt.Sprintf("FIELD%d TEXT", i))
+	}
+	if !drop {
+		return []string{"CREATE TABLE IF NOT EXISTS usertable (" + strings.Join(cols, ", ") + ")" + suffix}
 	}
 	return []string{"DROP TABLE IF EXISTS usertable", "CREATE TABLE usertable (" + strings.Join(cols, ", ") + ")" + suffix}
 }
@@ -51,8 +54,8 @@ type pgStore struct {
 	fields int
 }
 
-func (s *pgStore) Create(ctx context.Context, fields int) error {
-	for _, q := range createSQL(fields, "") {
+func (s *pgStore) Create(ctx context.Context, fields int, drop bool) error {
+	for _, q := range createSQL(fields, "", drop) {
 		if _, err := s.t.Admin().Exec(ctx, q); err != nil {
 			return err
 		}
@@ -62,6 +65,11 @@ func (s *pgStore) Create(ctx context.Context, fields int) error {
 
 func (s *pgStore) Count(ctx context.Context) (n int64, err error) {
 	err = s.t.Admin().QueryRow(ctx, "SELECT count(*) FROM usertable").Scan(&n)
+	return n, err
+}
+
+func (s *pgStore) CountKeys(ctx context.Context, keys []string) (n int64, err error) {
+	err = s.t.Admin().QueryRow(ctx, "SELECT count(*) FROM usertable WHERE YCSB_KEY = ANY($1)", keys).Scan(&n)
 	return n, err
 }
 
@@ -141,12 +149,12 @@ type dbStore struct {
 	engine  string
 }
 
-func (s *dbStore) Create(ctx context.Context, fields int) error {
+func (s *dbStore) Create(ctx context.Context, fields int, drop bool) error {
 	suffix := ""
 	if s.dialect == "mysql" && s.engine != "" {
 		suffix = " ENGINE=" + s.engine
 	}
-	for _, q := range createSQL(fields, suffix) {
+	for _, q := range createSQL(fields, suffix, drop) {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -156,6 +164,16 @@ func (s *dbStore) Create(ctx context.Context, fields int) error {
 
 func (s *dbStore) Count(ctx context.Context) (n int64, err error) {
 	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM usertable").Scan(&n)
+	return n, err
+}
+
+func (s *dbStore) CountKeys(ctx context.Context, keys []string) (n int64, err error) {
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	q := "SELECT count(*) FROM usertable WHERE YCSB_KEY IN (?" + strings.Repeat(",?", len(keys)-1) + ")"
+	err = s.db.QueryRowContext(ctx, q, args...).Scan(&n)
 	return n, err
 }
 

@@ -37,8 +37,28 @@ var prefix = []byte("usertable/")
 // kvStore is a key-value engine.
 type kvStore struct{ db *kvdriver.DB }
 
-func (s *kvStore) Create(ctx context.Context, fields int) error {
+// Create implements ycsb.Store: the key space needs no creating, only emptying for a whole load.
+func (s *kvStore) Create(ctx context.Context, fields int, drop bool) error {
+	if !drop {
+		return nil
+	}
 	return s.db.DropRange(prefix, kvdriver.PrefixEnd(prefix))
+}
+
+func (s *kvStore) CountKeys(_ context.Context, keys []string) (int64, error) {
+	var n int64
+	k := make([]byte, 0, 64)
+	for _, key := range keys {
+		k = append(append(k[:0], prefix...), key...)
+		found, err := s.db.Get(k, func([]byte) {})
+		if err != nil {
+			return n, err
+		}
+		if found {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (s *kvStore) Connect(context.Context, int) (ycsb.Conn, error) { return &kvConn{db: s.db}, nil }
