@@ -158,9 +158,19 @@ func (s *Step) Start(ctx context.Context, at time.Time) {
 	s.done.Add(1)
 	go func() {
 		defer s.done.Done()
-		s.sampleDBMS(ctx, at, false) // counters.csv.gz's first tick: the step's start
+		s.writeDBMS(s.readDBMS(ctx, at, false)) // counters.csv.gz's first tick: the step's start
+		// Each tick's DBMS sample is read at its tick and written at the next: the last is
+		// written at End, its running totals taken after the target's counters settled.
+		var held *dbmsSample
 		for at := range s.ticks {
-			s.sample(ctx, at)
+			if held != nil {
+				s.writeDBMS(*held)
+			}
+			held = s.sample(ctx, at)
+		}
+		if held != nil {
+			s.settle(ctx, held)
+			s.writeDBMS(*held)
 		}
 	}()
 }
@@ -175,10 +185,11 @@ func (s *Step) Tick(at time.Time) {
 	}
 }
 
-// sample reads the host and the DBMS for the interval ending at at and writes their rows. A
-// failure to read leaves the row's cells empty and is counted: monitoring must not stop a
-// benchmark, and every file keeps one row per interval.
-func (s *Step) sample(ctx context.Context, at time.Time) {
+// sample reads the host and the DBMS for the interval ending at at, writes the host's row and
+// returns the DBMS's sample for writeDBMS (nil without counters). A failure to read leaves the
+// row's cells empty and is counted: monitoring must not stop a benchmark, and every file keeps
+// one row per interval.
+func (s *Step) sample(ctx context.Context, at time.Time) *dbmsSample {
 	h, err := s.host.Sample()
 	if err != nil {
 		s.errs++
@@ -202,36 +213,82 @@ func (s *Step) sample(ctx context.Context, at time.Time) {
 	if s.hostCSV.Write(row) != nil {
 		s.errs++
 	}
-	s.sampleDBMS(ctx, at, true)
+	if s.all == nil {
+		return nil
+	}
+	d := s.readDBMS(ctx, at, true)
+	return &d
 }
 
-// sampleDBMS reads the DBMS's counters once, under the query timeout, into counters.csv.gz
-// and, for a boundary (not the step's start), dbms.csv's columns.
-func (s *Step) sampleDBMS(ctx context.Context, at time.Time, boundary bool) {
+// dbmsSample is the DBMS's counters read at one tick; boundary says an interval's end (not the
+// step's start), which also has a dbms.csv row.
+type dbmsSample struct {
+	at       time.Time
+	vals     map[string]float64
+	err      error
+	boundary bool
+}
+
+// readDBMS reads the DBMS's counters once, under the query timeout.
+func (s *Step) readDBMS(ctx context.Context, at time.Time, boundary bool) dbmsSample {
+	d := dbmsSample{at: at, boundary: boundary}
+	if s.all == nil {
+		return d
+	}
+	s.m.ask(ctx, func(ctx context.Context) {
+		if s.set != nil {
+			d.vals, d.err = s.set.DBMSCounterSet(ctx)
+		} else {
+			d.vals, d.err = s.counters.DBMSCounters(ctx)
+		}
+	})
+	for n, v := range d.vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(d.vals, n)
+		}
+	}
+	return d
+}
+
+// settleTimeout bounds the wait for a target's counters to settle at a step's end: time for
+// the step's closed connections to go (PostgreSQL: their backends publish as they exit), not
+// for connections left open to publish (up to 10 s there: docs/counters.md).
+const settleTimeout = time.Second
+
+// settle takes the step's last tick's running totals again after the target's counters have
+// published the step's work (CountersSettler); its gauges stay as read at the tick. A settle
+// that fails or times out still reads again: the totals can only be more complete.
+func (s *Step) settle(ctx context.Context, last *dbmsSample) {
+	st, ok := s.m.target.(CountersSettler)
+	if !ok || len(last.vals) == 0 { // no sample at the tick: nothing to complete
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, settleTimeout)
+	st.SettleCounters(sctx)
+	cancel()
+	late := s.readDBMS(ctx, last.at, last.boundary)
+	kind := s.kinds()
+	for n, v := range late.vals {
+		if kind(n) != archive.KindGauge {
+			last.vals[n] = v
+		}
+	}
+}
+
+// writeDBMS writes a sample into counters.csv.gz and, for a boundary, dbms.csv's columns; a
+// failed read is counted as a sample error.
+func (s *Step) writeDBMS(d dbmsSample) {
 	if s.all == nil {
 		return
 	}
-	var vals map[string]float64
-	var err error
-	s.m.ask(ctx, func(ctx context.Context) {
-		if s.set != nil {
-			vals, err = s.set.DBMSCounterSet(ctx)
-		} else {
-			vals, err = s.counters.DBMSCounters(ctx)
-		}
-	})
+	at, vals, err := d.at, d.vals, d.err
 	if err != nil {
 		s.errs++
-	}
-	for n, v := range vals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			delete(vals, n)
-		}
 	}
 	if s.all.Sample(s.w.TSec(at), at.UnixMilli(), vals, len(vals) == 0 && err != nil, s.kinds()) != nil {
 		s.errs++
 	}
-	if s.dbmsCSV == nil || !boundary {
+	if s.dbmsCSV == nil || !d.boundary {
 		return
 	}
 	drow := []string{f3(s.w.TSec(at)), strconv.FormatInt(at.UnixMilli(), 10)}

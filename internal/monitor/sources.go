@@ -46,3 +46,12 @@ type CounterSet interface {
 	DBMSCounterSet(ctx context.Context) (map[string]float64, error)
 	DBMSGauges() []string
 }
+
+// CountersSettler is a target whose counters publish its work late (PostgreSQL: a backend's
+// last second of statistics when it exits, or 10 s after it went idle). At a step's end, its
+// connections closed, the monitor asks it to wait, bounded, until the step's work is published,
+// and takes the last tick's running totals after it, so that a short step does not read 0
+// (docs/counters.md).
+type CountersSettler interface {
+	SettleCounters(ctx context.Context) error
+}

@@ -208,6 +208,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 	}
 	wide := s.Live == LiveWide
 	printResult(s.Out, sum, opNames(plan.Step.Ops), warnings, wide)
+	// The step's connections are closed before the monitor's End: PostgreSQL's backends publish
+	// their last second's statistics as they exit, which the last tick's totals wait for.
+	closeErr := plan.Close()
 	if mon != nil {
 		t0 := time.Now()
 		t := totals(plan, res, seconds)
@@ -216,7 +219,6 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		sum.Host = &h
 		printHostFigures(s.Out, &h, wide, plan.Wait == 0, time.Since(t0))
 	}
-	closeErr := plan.Close()
 	stepErr := res.Err
 	if stepErr == nil {
 		stepErr = writeErr
