@@ -82,5 +82,5 @@ fi
 # The RocksDB engine is cgo behind a build tag (the default build stays pure Go): its packages
 # again with the tag, against Debian's librocksdb-dev.
 go vet -tags rocksdb ./internal/driver/kvdriver/ ./internal/workload/kv/
-go test -tags rocksdb -count=1 -timeout 15m "$@" ./internal/driver/kvdriver/ ./internal/workload/kv/ ./internal/counters/
+go test -tags rocksdb -count=1 -timeout 15m "$@" ./internal/driver/kvdriver/ ./internal/workload/kv/ ./internal/counters/ ./internal/workload/ycsb/ycsbdb/
 if [ $# -eq 0 ]; then go test -tags rocksdb -count=1 -timeout 5m -run '^TestRocksDB' ./internal/crash/; fi

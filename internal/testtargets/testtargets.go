@@ -1,7 +1,9 @@
 // Package testtargets names the targets every workload's integration tests run on: SQLite,
 // Pebble and bbolt in a test's temporary directory, and the real PostgreSQL and MariaDB (InnoDB
 // and MyRocks) servers that scripts/test.sh starts and names in DBPERF_TEST_POSTGRES and
-// DBPERF_TEST_MYSQL. Without those the test fails rather than skip, unless -short. Only tests
+// DBPERF_TEST_MYSQL. Without those the test fails rather than skip, unless -short. Badger is
+// not in All, whose targets every workload's tests share: a test adds it (Badger) where the
+// workload is known to run on it, as YCSB's TestWorkloadsOnEveryTarget does. Only tests
 // import it.
 package testtargets
 
@@ -60,6 +62,12 @@ func All(t testing.TB, db, file string) map[string]string {
 		t.Fatal("DBPERF_TEST_MYSQL is not set: run scripts/test.sh, which installs and starts MariaDB with MyRocks, or use go test -short to leave MySQL out")
 	}
 	return m
+}
+
+// Badger is a Badger target in a test's temporary directory; file names its directory.
+func Badger(t testing.TB, file string) string {
+	t.Helper()
+	return "badger:" + filepath.Join(t.TempDir(), file+".badger")
 }
 
 // WithDatabase replaces the database of a server URL (dbperf creates it if missing).

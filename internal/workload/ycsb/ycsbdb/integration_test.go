@@ -15,39 +15,44 @@ import (
 )
 
 // TestWorkloadsOnEveryTarget loads and runs each core workload, A to F, with 4 threads on
-// SQLite, Pebble, bbolt, PostgreSQL and MariaDB (InnoDB, MyRocks): the session's checks (the
-// records counted after each step, every read finding its record) must pass, and every op type
-// the workload's proportions name must have run.
+// SQLite, Pebble, bbolt, Badger, PostgreSQL and MariaDB (InnoDB, MyRocks), and RocksDB with
+// -tags rocksdb (rocksdb_test.go): the session's checks (the records counted after each step,
+// every read finding its record) must pass.
 func TestWorkloadsOnEveryTarget(t *testing.T) {
-	for name, target := range testtargets.All(t, "dbperf_ycsb", "ycsb") {
-		t.Run(name, func(t *testing.T) {
-			for _, w := range []string{"a", "b", "c", "d", "e", "f"} {
-				cfg := ycsb.DefaultConfig()
-				if err := cfg.ApplyWorkload(w); err != nil {
-					t.Fatal(err)
-				}
-				cfg.RecordCount, cfg.OperationCount, cfg.Clients, cfg.Seed = 300, 600, 4, 11
-				tg := testtargets.Open(t, target)
-				store, err := ycsbdb.For(tg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := ycsb.New(cfg, store)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "run", Workload: ycsb.Name,
-					Target: archive.Target(tg.Info(context.Background())), Figures: b.Figures()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s := &session.Session{Workload: b, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond}
-				if err := s.Run(context.Background()); err != nil {
-					t.Fatalf("workload %s: %v", w, err)
-				}
-				tg.Close()
-			}
-		})
+	targets := testtargets.All(t, "dbperf_ycsb", "ycsb")
+	targets["badger"] = testtargets.Badger(t, "ycsb")
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) { runWorkloads(t, target) })
+	}
+}
+
+// runWorkloads loads and runs workloads a to f on target with the session's checks.
+func runWorkloads(t *testing.T, target string) {
+	for _, w := range []string{"a", "b", "c", "d", "e", "f"} {
+		cfg := ycsb.DefaultConfig()
+		if err := cfg.ApplyWorkload(w); err != nil {
+			t.Fatal(err)
+		}
+		cfg.RecordCount, cfg.OperationCount, cfg.Clients, cfg.Seed = 300, 600, 4, 11
+		tg := testtargets.Open(t, target)
+		store, err := ycsbdb.For(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ycsb.New(cfg, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "run", Workload: ycsb.Name,
+			Target: archive.Target(tg.Info(context.Background())), Figures: b.Figures()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &session.Session{Workload: b, Dir: d, Out: io.Discard, Verify: true, Tick: 200 * time.Millisecond}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatalf("workload %s: %v", w, err)
+		}
+		tg.Close()
 	}
 }
 
