@@ -3,10 +3,12 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/k8s"
 	"github.com/dbperf/dbperf/internal/merge"
 	"github.com/spf13/cobra"
@@ -25,7 +28,7 @@ import (
 // collect runs kubectl.
 func k8sCmd() *cobra.Command {
 	c := &cobra.Command{Use: "k8s", Short: "Run a sharded run as a Kubernetes Indexed Job, and collect it"}
-	c.AddCommand(k8sJobCmd(), k8sCollectCmd(), k8sShardCmd(), k8sTarCmd(), k8sReleaseCmd())
+	c.AddCommand(k8sJobCmd(), k8sCollectCmd(), k8sShardCmd(), k8sTarCmd(), k8sReleaseCmd(), k8sDoneCmd())
 	return c
 }
 
@@ -93,6 +96,77 @@ func seedOf(args []string) string {
 // collectedMark is the file whose presence releases a holding pod.
 const collectedMark = ".collected"
 
+// doneMark prefixes the file a shard's pod writes beside its run directory when the run has
+// ended (.done-RUN, holding the exit code): collect copies nothing before it exists, since a
+// run directory is half-written until then.
+const doneMark = ".done-"
+
+// outOf is the value of --out among args.
+func outOf(args []string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--out="); ok {
+			return v
+		}
+		if a == "--out" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// writeDone writes the done mark of the run directory out (under runsDir) with the run's
+// exit code.
+func writeDone(runsDir, out string, runErr error) error {
+	code := 0
+	if runErr != nil {
+		code = -1 // it did not start
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			code = ee.ExitCode()
+		}
+	}
+	name := filepath.Base(out)
+	if out == "" {
+		name = "run"
+	}
+	return os.WriteFile(filepath.Join(runsDir, doneMark+name), []byte(strconv.Itoa(code)+"\n"), 0o644)
+}
+
+// doneMarks reads the done marks under dir: run name to exit code.
+func doneMarks(dir string) (map[string]int, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, doneMark+"*"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		code, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			continue // being written
+		}
+		out[strings.TrimPrefix(filepath.Base(p), doneMark)] = code
+	}
+	return out, nil
+}
+
+func k8sDoneCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "done DIR", Short: "Print the runs under DIR that have ended, with their exit codes (what collect polls)", Hidden: true,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			m, err := doneMarks(args[0])
+			for name, code := range m {
+				fmt.Fprintf(c.OutOrStdout(), "%s %d\n", name, code)
+			}
+			return err
+		},
+	}
+}
+
 func k8sShardCmd() *cobra.Command {
 	var hold bool
 	var holdFor time.Duration
@@ -110,6 +184,9 @@ func k8sShardCmd() *cobra.Command {
 			cmd := exec.Command(self, args...)
 			cmd.Stdout, cmd.Stderr = c.OutOrStdout(), c.ErrOrStderr()
 			runErr := cmd.Run()
+			if err := writeDone(runsDir, outOf(args), runErr); err != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "dbperf: %v\n", err)
+			}
 			if hold { // the run directory lives in the pod: wait for dbperf k8s collect
 				fmt.Fprintf(c.OutOrStdout(), "waiting until dbperf k8s collect has copied %s (at most %s)\n", runsDir, holdFor)
 				deadline := time.Now().Add(holdFor)
@@ -159,7 +236,7 @@ func k8sReleaseCmd() *cobra.Command {
 func writeTar(w io.Writer, dir string) error {
 	tw := tar.NewWriter(w)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir || d.Name() == collectedMark {
+		if err != nil || p == dir || d.Name() == collectedMark || strings.HasPrefix(d.Name(), doneMark) {
 			return err
 		}
 		info, err := d.Info()
@@ -222,13 +299,17 @@ func readTar(r io.Reader, dir string) error {
 
 func k8sCollectCmd() *cobra.Command {
 	var out, namespace, kubectl, fromDir string
+	var wait, poll time.Duration
 	c := &cobra.Command{
 		Use:   "collect JOB --out RUN",
-		Short: "Copy the shards' run directories out of a Job's pods (kubectl) and merge them",
-		Long: `collect finds the Job's pods with kubectl, copies each pod's run directories with kubectl
-exec (the image has no tar: dbperf writes the stream), lets the pods end, and merges the shards
-into --out. With --from-dir (the Job's --claim, mounted here) it merges the directories there.
-The shards are kept beside the merged run, in RUN.shards/.`,
+		Short: "Wait for a Job's shards to end, copy their run directories out of the pods (kubectl) and merge them",
+		Long: `collect finds the Job's pods with kubectl and waits (at most --wait) until every pod's shard
+has ended (its pod writes /runs/.done-RUN with the exit code), then copies each pod's run
+directories with kubectl exec (the image has no tar: dbperf writes the stream), lets the pods
+end, and merges the shards into --out (written aside and renamed, so a failed merge leaves no
+RUN). A shard that ended with an error is named. With --from-dir (the Job's --claim, mounted
+here) it waits for the same marks there and merges the directories there. The copied shards
+are kept beside the merged run, in RUN.shards/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -239,11 +320,16 @@ The shards are kept beside the merged run, in RUN.shards/.`,
 			}
 			job := args[0]
 			src := fromDir
+			var codes map[string]int
+			var err error
 			if src == "" {
 				src = out + ".shards"
-				if err := collectPods(c, kubectl, namespace, job, src); err != nil {
-					return err
-				}
+				codes, err = collectPods(c, kubectl, namespace, job, src, wait, poll)
+			} else {
+				codes, err = waitDir(c, src, job, wait, poll)
+			}
+			if err != nil {
+				return err
 			}
 			dirs, err := filepath.Glob(filepath.Join(src, "*", job+"-*"))
 			if err == nil && len(dirs) == 0 {
@@ -252,11 +338,23 @@ The shards are kept beside the merged run, in RUN.shards/.`,
 			if err != nil || len(dirs) == 0 {
 				return fmt.Errorf("no run directory of job %s under %s", job, src)
 			}
+			var failed []string
+			for _, name := range slices.Sorted(maps.Keys(codes)) {
+				if codes[name] != 0 {
+					failed = append(failed, fmt.Sprintf("%s (exit code %d)", name, codes[name]))
+				}
+			}
+			if len(failed) > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "dbperf: shards failed: %s; their run.json says why\n", strings.Join(failed, ", "))
+			}
 			meta, err := merge.Runs(out, dirs, redactArgs(os.Args))
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(meta.Shards), job, out)
+			if len(failed) > 0 {
+				return fmt.Errorf("%d shards of %s failed: %s (merged into %s all the same)", len(failed), job, strings.Join(failed, ", "), out)
+			}
 			return nil
 		},
 	}
@@ -265,11 +363,65 @@ The shards are kept beside the merged run, in RUN.shards/.`,
 	f.StringVar(&namespace, "namespace", "", "the Job's namespace")
 	f.StringVar(&kubectl, "kubectl", "kubectl", "the kubectl to run")
 	f.StringVar(&fromDir, "from-dir", "", "merge the run directories under this directory (the Job's volume) instead of copying them from the pods")
+	f.DurationVar(&wait, "wait", 24*time.Hour, "the longest to wait for the shards to end (pods scheduled late, long runs)")
+	f.DurationVar(&poll, "poll", 5*time.Second, "how often to look whether the shards have ended")
+	f.MarkHidden("poll")
 	return c
 }
 
-// collectPods copies every pod's RunsDir into dst/POD and releases the pod.
-func collectPods(c *cobra.Command, kubectl, namespace, job, dst string) error {
+// waitFor polls pending (the shards still running, by name) until it returns none, or fails
+// after wait naming them.
+func waitFor(c *cobra.Command, wait, poll time.Duration, pending func() ([]string, error)) error {
+	deadline := time.Now().Add(wait)
+	told := ""
+	for {
+		running, err := pending()
+		if err != nil || len(running) == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after %s the shards in %s are still running: give collect a longer --wait, or look at them (kubectl logs)", wait, strings.Join(running, ", "))
+		}
+		if list := strings.Join(running, ", "); list != told {
+			fmt.Fprintf(c.OutOrStdout(), "waiting for %d shards still running: %s\n", len(running), list)
+			told = list
+		}
+		time.Sleep(poll)
+	}
+}
+
+// waitDir waits until every shard's run under dir (the Job's volume) has its done mark: as
+// many as run.json's shard count says.
+func waitDir(c *cobra.Command, dir, job string, wait, poll time.Duration) (map[string]int, error) {
+	var codes map[string]int
+	err := waitFor(c, wait, poll, func() ([]string, error) {
+		dirs, _ := filepath.Glob(filepath.Join(dir, job+"-*"))
+		var err error
+		if codes, err = doneMarks(dir); err != nil {
+			return nil, err
+		}
+		count := 0
+		var running []string
+		for _, d := range dirs {
+			var meta archive.Run
+			if b, err := os.ReadFile(filepath.Join(d, "run.json")); err == nil && json.Unmarshal(b, &meta) == nil && meta.Shard != nil {
+				count = meta.Shard.Count
+			}
+			if _, ok := codes[filepath.Base(d)]; !ok {
+				running = append(running, filepath.Base(d))
+			}
+		}
+		if len(dirs) == 0 || len(dirs) < count {
+			running = append(running, fmt.Sprintf("%d not started", max(1, count-len(dirs))))
+		}
+		return running, nil
+	})
+	return codes, err
+}
+
+// collectPods waits until every pod's shard has ended, copies every pod's RunsDir into
+// dst/POD and releases the pod. It returns each pod's exit code.
+func collectPods(c *cobra.Command, kubectl, namespace, job, dst string, wait, poll time.Duration) (map[string]int, error) {
 	base := []string{}
 	if namespace != "" {
 		base = append(base, "--namespace", namespace)
@@ -284,26 +436,49 @@ func collectPods(c *cobra.Command, kubectl, namespace, job, dst string) error {
 		}
 		return b, nil
 	}
-	b, err := run("get", "pods", "-l", "job-name="+job, "-o", `jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}`)
+	var pods []string
+	codes := map[string]int{}
+	err := waitFor(c, wait, poll, func() ([]string, error) {
+		b, err := run("get", "pods", "-l", "job-name="+job, "-o", `jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}`)
+		if err != nil {
+			return nil, err
+		}
+		if pods = strings.Fields(string(b)); len(pods) == 0 {
+			return []string{"job " + job + " (no pods yet)"}, nil
+		}
+		var running []string
+		for _, pod := range pods {
+			if _, ok := codes[pod]; ok {
+				continue
+			}
+			// A pod not yet started (or whose container ended without --hold) cannot be
+			// exec'd into: it is waited for, and named if it never answers.
+			b, err := run("exec", pod, "--", "/dbperf", "k8s", "done", k8s.RunsDir)
+			lines := strings.Fields(string(b))
+			if err != nil || len(lines) < 2 {
+				running = append(running, pod)
+				continue
+			}
+			code, _ := strconv.Atoi(lines[1])
+			codes[pod] = code
+		}
+		return running, nil
+	})
 	if err != nil {
-		return err
-	}
-	pods := strings.Fields(string(b))
-	if len(pods) == 0 {
-		return fmt.Errorf("job %s has no pods", job)
+		return nil, err
 	}
 	for _, pod := range pods {
 		t, err := run("exec", pod, "--", "/dbperf", "k8s", "tar", k8s.RunsDir)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := readTar(bytes.NewReader(t), filepath.Join(dst, pod)); err != nil {
-			return fmt.Errorf("pod %s: %w", pod, err)
+			return nil, fmt.Errorf("pod %s: %w", pod, err)
 		}
 		if _, err := run("exec", pod, "--", "/dbperf", "k8s", "release"); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(c.OutOrStdout(), "copied pod %s\n", pod)
 	}
-	return nil
+	return codes, nil
 }

@@ -48,11 +48,23 @@ esac
 exit 1
 `
 
-// TestK8sCollect: two shards, as two pods' run directories (SQLite, met at --start-at), are
-// copied out through kubectl exec's tar stream, released, and merged into one run.
+// TestK8sCollect: collect, started while two shards (SQLite, met at --start-at, each in a
+// pod's directory under dbperf k8s shard) are still running, waits for each pod's done mark,
+// then copies the run directories through kubectl exec's tar stream, releases the pods and
+// merges complete runs into one. A pod that never ends makes collect fail at --wait, naming it.
 func TestK8sCollect(t *testing.T) {
 	dir := t.TempDir()
 	pods := filepath.Join(dir, "pods")
+	kubectl := filepath.Join(dir, "kubectl")
+	if err := os.WriteFile(kubectl, []byte(fakeKubectl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	collect := func(pods string, args ...string) *exec.Cmd {
+		cmd := exec.Command(dbperfBin, append([]string{"k8s", "collect", "job", "--kubectl", kubectl, "--poll", "100ms"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "FAKE_PODS="+pods, "DBPERF="+dbperfBin)
+		return cmd
+	}
 	at := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
 	done := make(chan result, 2)
 	for i, pod := range []string{"job-0-abc", "job-1-def"} {
@@ -61,24 +73,18 @@ func TestK8sCollect(t *testing.T) {
 			t.Fatal(err)
 		}
 		go func() {
-			done <- run(t, dir, "run", "insert", "--target", "sqlite:"+filepath.Join(pods, pod, "db.sqlite"), "--steps", "l.i0,l.x",
-				"--clients", "4", "--rows", "500", "--seed", "3", "--shard", fmt.Sprintf("%d/2", i), "--start-at", at,
+			done <- run(t, dir, "k8s", "shard", "--runs-dir", runs, "--", "run", "insert", "--target", "sqlite:"+filepath.Join(pods, pod, "db.sqlite"),
+				"--steps", "l.i0,l.x", "--clients", "4", "--rows", "500", "--seed", "3", "--shard", fmt.Sprintf("%d/2", i), "--start-at", at,
 				"--run-id", "job", "--quiet", "--out", filepath.Join(runs, fmt.Sprintf("job-%d", i)))
 		}()
 	}
+	// The shards wait for --start-at: collect starts before either has written anything.
+	out, err := collect(pods, "--out", "merged").CombinedOutput()
 	for range 2 {
 		if r := <-done; r.code != 0 {
 			t.Fatalf("shard: %s %s", r.stdout, r.stderr)
 		}
 	}
-	kubectl := filepath.Join(dir, "kubectl")
-	if err := os.WriteFile(kubectl, []byte(fakeKubectl), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(dbperfBin, "k8s", "collect", "job", "--out", "merged", "--kubectl", kubectl)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAKE_PODS="+pods, "DBPERF="+dbperfBin)
-	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("collect: %v\n%s", err, out)
 	}
@@ -86,13 +92,26 @@ func TestK8sCollect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(meta.Shards) != 2 || steps[0].Ops["insert"].Count != 4*500 || meta.Shards[0].Rendezvous != "start-at" {
-		t.Fatalf("merged: %d shards, %d rows loaded", len(meta.Shards), steps[0].Ops["insert"].Count)
+	if len(meta.Shards) != 2 || !meta.Complete || steps[0].Ops["insert"].Count != 4*500 || meta.Shards[0].Rendezvous != "start-at" {
+		t.Fatalf("merged: %d shards, complete %v, %d rows loaded\n%s", len(meta.Shards), meta.Complete, steps[0].Ops["insert"].Count, out)
 	}
 	for _, pod := range []string{"job-0-abc", "job-1-def"} {
 		if _, err := os.Stat(filepath.Join(pods, pod, "runs", collectedMark)); err != nil {
 			t.Errorf("pod %s was not released: %v", pod, err)
 		}
+	}
+
+	// A pod whose shard never ends: collect gives up after --wait, names it, and writes nothing.
+	stuck := filepath.Join(dir, "stuck")
+	if err := os.MkdirAll(filepath.Join(stuck, "job-0-xyz", "runs", "job-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = collect(stuck, "--out", "never", "--wait", "500ms").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "job-0-xyz are still running") {
+		t.Fatalf("collect of a running shard: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never")); err == nil {
+		t.Error("a collect that timed out left its run directory")
 	}
 }
 

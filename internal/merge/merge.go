@@ -47,23 +47,40 @@ func Runs(out string, dirs []string, command []string) (archive.Run, error) {
 		byIndex[s.shard.Index] = s
 	}
 	meta := mergedMeta(out, byIndex, command)
-	dir, err := archive.Create(out, meta)
+	// The merge writes into a temporary directory beside out and renames it only when every
+	// step merged: a failed merge leaves no half-written run for summary or compare to read.
+	if Exists(out) {
+		return archive.Run{}, fmt.Errorf("run directory %s already exists and is not empty: choose another --out or remove it", out)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return archive.Run{}, fmt.Errorf("cannot create run directory: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".merging-")
+	if err != nil {
+		return archive.Run{}, fmt.Errorf("cannot create run directory: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone once renamed
+	dir, err := archive.Create(tmp, meta)
 	if err != nil {
 		return archive.Run{}, err
 	}
 	for i, st := range byIndex[0].meta.Steps {
 		sum, err := mergeStep(dir, st, i, byIndex)
 		if err != nil {
-			meta.Error = joinErr(meta.Error, err.Error())
-			meta.Complete = false
-			dir.Meta = meta
-			dir.WriteMeta()
-			return meta, fmt.Errorf("merging step %s: %w", st.Name, err)
+			return meta, fmt.Errorf("merging step %s: %w (nothing was written to %s)", st.Name, err, out)
 		}
 		meta.Steps = append(meta.Steps, archive.StepStatus{Name: st.Name, Dir: st.Name, Complete: sum.Complete, Faults: sum.Faults})
 	}
 	dir.Meta = meta
-	return meta, dir.WriteMeta()
+	if err := dir.WriteMeta(); err != nil {
+		return meta, err
+	}
+	os.Chmod(tmp, 0o755)
+	os.Remove(out) // an empty directory given as --out
+	if err := os.Rename(tmp, out); err != nil {
+		return meta, fmt.Errorf("cannot move the merged run into %s: %w", out, err)
+	}
+	return meta, nil
 }
 
 // mergedMeta is the merged run.json: shard 0's workload, seed, settings, target and
