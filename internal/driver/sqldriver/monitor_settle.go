@@ -17,21 +17,29 @@ import (
 const pgStatsIdle = 10100 * time.Millisecond
 
 // pgSettleSQL tells, for the client backends of the target's database other than the
-// monitor's, how many were busy within pgStatsIdle (not idle, or idle for less than it), and
-// how many the monitor may not see (NULL state without pg_read_all_stats).
+// monitor's and the target's admin connection ($2: its checks between steps are not the
+// step's work), how many were busy within pgStatsIdle (not idle, or idle for less than it),
+// and how many the monitor may not see (NULL state without pg_read_all_stats).
 const pgSettleSQL = `SELECT count(*) FILTER (WHERE state <> 'idle' OR clock_timestamp() - state_change < $1::interval),
 	count(*) FILTER (WHERE state IS NULL)
-	FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
+	FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'
+	AND pid <> pg_backend_pid() AND pid <> $2`
 
 // SettleCounters implements monitor.CountersSettler: it waits, until ctx ends, for every client
 // backend of the database that was busy within pgStatsIdle to be gone (a closed connection's
 // backend flushes as it exits) or to have been idle past it, so that the step's work is
 // published. Backends it cannot see, it cannot wait for.
 func (p *Postgres) SettleCounters(ctx context.Context) error {
+	admin := int32(0)
+	p.adminMu.Lock()
+	if p.admin != nil {
+		admin = int32(p.admin.PgConn().PID())
+	}
+	p.adminMu.Unlock()
 	for {
 		var busy, hidden int
 		err := p.withMonitor(ctx, func(_ *pgMonitor, c *pgx.Conn) error {
-			return c.QueryRow(ctx, pgSettleSQL, pgStatsIdle.String()).Scan(&busy, &hidden)
+			return c.QueryRow(ctx, pgSettleSQL, pgStatsIdle.String(), admin).Scan(&busy, &hidden)
 		})
 		if err != nil || busy == 0 || hidden > 0 {
 			return err
