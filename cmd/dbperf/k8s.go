@@ -347,11 +347,15 @@ are kept beside the merged run, in RUN.shards/.`,
 			if len(failed) > 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "dbperf: shards failed: %s; their run.json says why\n", strings.Join(failed, ", "))
 			}
-			meta, err := merge.Runs(out, dirs, redactArgs(os.Args))
+			if merge.IsGroup(dirs[0]) { // the command had --repeat: a group of merged runs
+				_, err = merge.Groups(out, dirs, redactArgs(os.Args))
+			} else {
+				_, err = merge.Runs(out, dirs, redactArgs(os.Args))
+			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(meta.Shards), job, out)
+			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(dirs), job, out)
 			if len(failed) > 0 {
 				return fmt.Errorf("%d shards of %s failed: %s (merged into %s all the same)", len(failed), job, strings.Join(failed, ", "), out)
 			}

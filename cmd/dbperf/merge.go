@@ -26,13 +26,24 @@ STEP/shard-K/, and summary.json's "hosts" lists them, client-bound when any shar
 (named); the DBMS's counters.csv.gz is kept once, shard 0's, in the step's directory
 (the other shards' under STEP/shard-K/); run.json keeps every shard's host, commit, command
 and clock offset. It refuses shards of different runs, seeds, settings or step lists, a missing
-or repeated shard, and overlapping work.`,
+or repeated shard, and overlapping work. Shards run with --repeat wrote run groups: merging
+their groups merges them repeat by repeat into a run group (RUN/rep-K, group.json), which
+summary and compare read as any group.`,
 		Example: `  dbperf merge runs/s0 runs/s1 runs/s2 runs/s3 --out runs/lb-4hosts
-  dbperf summary runs/lb-4hosts`,
+  dbperf summary runs/lb-4hosts
+  dbperf merge runs/g0 runs/g1 --out runs/ib-2hosts-x3     # shards run with --repeat 3`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, dirs []string) error {
 			if out == "" {
 				return fmt.Errorf("give the merged run's directory with --out")
+			}
+			if merge.IsGroup(dirs[0]) { // the shards ran with --repeat: a group of merged runs
+				g, err := merge.Groups(out, dirs, redactArgs(os.Args))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "merged %d shard groups of %s, %d repeats, into the run group %s\n", len(dirs), g.Workload, len(g.Runs), out)
+				return nil
 			}
 			meta, err := merge.Runs(out, dirs, redactArgs(os.Args))
 			if err != nil {

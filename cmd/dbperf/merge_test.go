@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 )
@@ -71,5 +74,53 @@ func TestMergeOneRealRun(t *testing.T) {
 	}
 	if r := run(t, dir, "merge", "a", "--out", "m"); r.code == 0 || !strings.Contains(r.stderr, "already exists") {
 		t.Errorf("a second merge into m: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestMergeShardGroups: 2 shards run with --repeat 2 (the synthetic target, met at
+// --start-at) write a run group each; merging the groups makes a group of merged runs, repeat
+// by repeat, each holding both shards' rows, and summary reads it as a group.
+func TestMergeShardGroups(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	res := make([]result, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			res[i] = run(t, dir, "run", "insert", "--target", "synth", "--clients", "2", "--rows", "500", "--steps", "l.i0,l.x",
+				"--no-verify", "--seed", "5", "--repeat", "2", "--shard", fmt.Sprintf("%d/2", i), "--start-at", at, "--quiet", "--out", fmt.Sprintf("g%d", i))
+		})
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 {
+			t.Fatalf("shard %d: %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := run(t, dir, "merge", "g0", "g1", "--out", "merged")
+	if r.code != 0 || !strings.Contains(r.stdout, "2 repeats") {
+		t.Fatalf("merge: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	g, ok, err := archive.ReadGroup(filepath.Join(dir, "merged"))
+	if err != nil || !ok || !reflect.DeepEqual(g.Runs, []string{"rep-1", "rep-2"}) || len(g.Failed) > 0 {
+		t.Fatalf("merged group.json: %+v %v %v", g, ok, err)
+	}
+	for k, rep := range g.Runs {
+		meta, steps, err := archive.Read(filepath.Join(dir, "merged", rep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(meta.Shards) != 2 || meta.Shards[0].RunID != fmt.Sprintf("insert-5-2-rep-%d", k+1) || steps[0].Ops["insert"].Count != 2*500 {
+			t.Errorf("%s: %d shards, run id %q, %d rows loaded", rep, len(meta.Shards), meta.Shards[0].RunID, steps[0].Ops["insert"].Count)
+		}
+	}
+	r = run(t, dir, "summary", "merged")
+	found := false
+	for _, line := range strings.Split(r.stdout, "\n") { // the group's row: medians of n = 2 runs
+		f := strings.Fields(line)
+		found = found || len(f) > 4 && f[0] == "merged" && f[1] == "l.i0" && f[2] == "ips" && f[3] == "2"
+	}
+	if r.code != 0 || !found {
+		t.Fatalf("summary of the merged group: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -41,6 +41,9 @@ type shardFlags struct {
 	// every shard has finished the step (LinkBench); otherwise each shard checks its own tables.
 	checksFirst bool
 	warn        io.Writer
+	// reps counts the runs this process has bound: with --repeat, each repeat is a sharded
+	// run of its own (repeatRendezvous).
+	reps int
 }
 
 // sharding is the process's one set of shard flags.
@@ -62,9 +65,6 @@ func (s *shardFlags) check(c *cobra.Command, workloadName string, seed uint64) e
 	}
 	if !c.Flags().Changed("seed") {
 		return fmt.Errorf("--shard needs --seed: every shard of a run must draw from the same seed")
-	}
-	if output.repeat > 1 {
-		return fmt.Errorf("--shard and --repeat do not go together: repeat the sharded run instead")
 	}
 	if targets, _ := c.Flags().GetStringArray("target"); len(targets) > 1 || c.Flags().Changed("plan") {
 		return fmt.Errorf("--shard runs one target: give one --target (and no --plan)")
@@ -190,6 +190,7 @@ func (s *shardFlags) wrap(bind func(driver.Target) (workload.Workload, error)) f
 			return bind(t)
 		}
 		ctx := context.Background()
+		s.repeatRendezvous(ctx)
 		if err := s.checkLimit(ctx, t); err != nil {
 			return nil, err // the same on every shard: each one says it
 		}
@@ -210,6 +211,29 @@ func (s *shardFlags) wrap(bind func(driver.Target) (workload.Workload, error)) f
 		}
 		return sw, nil
 	}
+}
+
+// repeatRendezvous readies the rendezvous for a repeat of a run group (--repeat): each repeat
+// is a sharded run of its own, under the run id RUN-rep-K, so that one repeat's barriers never
+// count another's rows (a fast shard starting repeat 2 while a slow one still has repeat 1's
+// rows), with no barrier passed yet and a fresh provenance. --start-at's instant is the first
+// repeat's; later repeats start when each shard is ready, as later steps do.
+func (s *shardFlags) repeatRendezvous(ctx context.Context) {
+	s.reps++
+	if output.repeat <= 1 {
+		return
+	}
+	if db, ok := s.rv.DB.(shard.PgxDB); ok {
+		db.Conn.Close(ctx) // the previous repeat's
+	}
+	s.rv.DB = nil
+	if s.reps > 1 {
+		s.rv.StartAt = time.Time{}
+	}
+	s.rv.RunID, s.rv.Barriers = fmt.Sprintf("%s-rep-%d", s.runID, s.reps), nil
+	p := *s.prov
+	p.RunID, p.Barriers, p.ClockOffsetMs = s.rv.RunID, nil, 0
+	s.prov = &p
 }
 
 // checkLimit checks the server's connection limit against the whole run's connections.
