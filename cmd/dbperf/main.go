@@ -46,7 +46,7 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	root.SetVersionTemplate("dbperf {{.Version}}\n")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")
-	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client against a server target: auto (one, doubled whenever it uses 40% of them; see docs/performance.md) or all (one per CPU, Go's default)")
+	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client: auto (against a server one, doubled whenever it uses 40% of them; RocksDB: one per CPU plus one per client; see docs/performance.md) or all (one per CPU, Go's default); recorded per step as client_procs")
 	root.PersistentFlags().StringVar(&clientPathFlag, "client-path", "raw", "how the hot statements reach a server: raw (on the driver's socket with raw system calls), netconn (the same through Go's net.Conn) or driver (every statement through pgx or go-sql-driver/mysql); recorded in run.json, see docs/performance.md")
 	root.PersistentFlags().DurationVar(&faultTimeout, "fault-timeout", defaultFaultTimeout, "how long a step goes on without its target, its clients reconnecting, before it ends (0: the first lost connection ends it); recorded in run.json, see docs/reliability.md")
 	root.PersistentFlags().BoolVar(&dbmsCounters, "dbms-counters", true, "sample every DBMS counter each second (docs/counters.md); false asks the DBMS for none, the baseline that measures sampling's own cost; recorded in run.json")

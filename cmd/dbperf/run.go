@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -284,7 +285,8 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 		settings["warmup_sec"] = output.warmup.Seconds()
 	}
 	mon := newMonitor(ctx, t)
-	defer sizeClientProcs(mon)()
+	s := &session.Session{Monitor: mon, FaultTimeout: faultTimeout}
+	defer sizeClientProcs(mon, info.Kind, s)()
 	dataPath := ""
 	if spec.Path != "" {
 		dataPath, _ = filepath.Abs(spec.Path)
@@ -309,7 +311,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	if fb, ok := settings["client_path_fallback"]; ok {
 		fmt.Fprintf(w, "client path: driver, not %s: %s\n", clientPath, fb)
 	}
-	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: verify, Monitor: mon, FaultTimeout: faultTimeout}
+	s.Workload, s.Dir, s.Out, s.Verify = wl, dir, w, verify
 	output.apply(s)
 	err = s.Run(ctx)
 	sharding.finish(err)
@@ -354,11 +356,14 @@ func newMonitor(ctx context.Context, t driver.Target) *monitor.Monitor {
 }
 
 // recordRunOptions puts the global options that change what is measured into run.json's
-// settings: --dbms-counters when off, and the client path a server target's connections take,
+// settings: --dbms-counters when off, --client-procs when not auto, and the client path a server target's connections take,
 // with the reason when it is not the one asked for.
 func recordRunOptions(t driver.Target, settings map[string]any) {
 	if !dbmsCounters {
 		settings["dbms_counters"] = false
+	}
+	if clientProcs != "auto" {
+		settings["client_procs"] = clientProcs
 	}
 	pt, ok := t.(driver.PathTarget)
 	if !ok { // an embedded engine: no client path
@@ -371,11 +376,22 @@ func recordRunOptions(t driver.Target, settings map[string]any) {
 	}
 }
 
-// sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when the
-// DBMS is another process and --client-procs is auto; an embedded engine's work runs in this
-// process and keeps every processor. The function it returns gives GOMAXPROCS back.
-func sizeClientProcs(mon *monitor.Monitor) func() {
-	if clientProcs != "auto" || mon.Embedded() {
+// cgoEngines are the embedded engines dbperf calls through cgo.
+var cgoEngines = map[string]bool{"rocksdb": true}
+
+// sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when
+// --client-procs is auto: against a server, from one processor up as the client's CPU use
+// demands; for an engine called through cgo, the processors Go chose plus one per caller of
+// each step (s.StepProcs); other embedded engines keep Go's choice. stop gives GOMAXPROCS back.
+func sizeClientProcs(mon *monitor.Monitor, kind string, s *session.Session) (stop func()) {
+	switch {
+	case clientProcs != "auto":
+		return func() {}
+	case mon.Embedded() && cgoEngines[kind]:
+		s.StepProcs = clientprocs.ForCallers
+		mon.Procs = func() int { return runtime.GOMAXPROCS(0) }
+		return func() {}
+	case mon.Embedded():
 		return func() {}
 	}
 	g := clientprocs.Start()

@@ -187,7 +187,8 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	}
 	info := t.Info(ctx)
 	mon := newMonitor(ctx, t)
-	defer sizeClientProcs(mon)()
+	s := &session.Session{Monitor: mon, SLAs: slas, Live: session.LiveQuiet, FaultTimeout: faultTimeout}
+	defer sizeClientProcs(mon, info.Kind, s)()
 	settings := wl.Settings()
 	recordRunOptions(t, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
@@ -199,8 +200,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", name, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
-	s := &session.Session{Workload: wl, Dir: dir, Out: w, Verify: true, Monitor: mon, SLAs: slas, Live: session.LiveQuiet,
-		FaultTimeout: faultTimeout}
+	s.Workload, s.Dir, s.Out, s.Verify = wl, dir, w, true
 	rec, err := p.Run(ctx, s, wl, w)
 	if werr := archive.WriteJSON(filepath.Join(sf.out, archive.SearchFile), rec); werr != nil && err == nil {
 		err = werr

@@ -127,3 +127,15 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// ForCallers sizes GOMAXPROCS for a step of an embedded engine called through cgo (RocksDB):
+// the processors Go chose plus one for each of the step's n callers, which may all be inside C
+// at once. A goroutine in a C call keeps its processor; when every processor is so held, the
+// runtime's monitor takes them back to run other goroutines (the ticker, the monitor) and the
+// callers, back from C, wait for one and hop between threads (docs/performance.md, "RocksDB
+// beside db_bench"). The function returned gives the old value back.
+func ForCallers(n int) func() {
+	old := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(old + n)
+	return func() { runtime.GOMAXPROCS(old) }
+}

@@ -39,6 +39,9 @@ type Session struct {
 	// Warmup, if set, runs each step's clients that long first, archived as the step
 	// NAME-warmup and left out of the step's figures (warmup.go).
 	Warmup time.Duration
+	// StepProcs, if set, sizes the Go processors for a step of n callers (its workers and its
+	// pools' workers) and returns what undoes it (clientprocs.ForCallers).
+	StepProcs func(callers int) (undo func())
 
 	done []stepLine // the steps run so far, for the closing summary
 }
@@ -111,6 +114,9 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 			return archive.Step{}, interrupted(ctx)
 		}
 		return archive.Step{}, fmt.Errorf("step %s: %w", name, err)
+	}
+	if s.StepProcs != nil {
+		defer s.StepProcs(callers(plan.Step))()
 	}
 	var warm *warming
 	if s.Warmup > 0 {
@@ -370,4 +376,13 @@ func totals(plan *workload.StepPlan, res runner.Result, seconds []measure.Second
 	return monitor.Totals{Writes: units(plan.Write), Reads: units(plan.Read), MainOps: float64(perOpUnits(plan, res)), Rates: rates,
 		Wakeups: monitor.Wakeups{Paced: res.Lag.Paced, Late: res.Lag.Late, Max: res.Lag.Max, LateAfter: runner.LateWakeup},
 		MaxOpUs: measure.Micros(res.Total.Ops[plan.Main].Hist.Max())}
+}
+
+// callers are the goroutines of a step that call the target: its workers and its pools'.
+func callers(st runner.Step) int {
+	n := len(st.Workers)
+	for _, p := range st.Pools {
+		n += len(p.Do)
+	}
+	return n
 }
