@@ -232,6 +232,44 @@ func TestShardFailureStopsEveryShard(t *testing.T) {
 	}
 }
 
+// TestShardFailsBeforeItsFirstStep: a shard that fails after its target is open but before its
+// first step (--warmup on a run of fixed-work steps, given to shard 1 alone) leaves its abort
+// mark, and the other stops at its first barrier naming it, not at the timeout; the rendezvous
+// table is removed.
+func TestShardFailsBeforeItsFirstStep(t *testing.T) {
+	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
+	if dsn == "" {
+		if testing.Short() {
+			t.Skip("-short: no PostgreSQL")
+		}
+		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
+	}
+	target := testtargets.WithDatabase(dsn, "dbperf_shardearly")
+	dir := t.TempDir()
+	res := make([]result, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			a := []string{"run", "insert", "--target", target, "--clients", "2", "--rows", "500", "--steps", "l.i0",
+				"--seed", "6", "--quiet", "--rendezvous-timeout", "1m", "--shard", fmt.Sprintf("%d/2", i), "--out", fmt.Sprintf("s%d", i)}
+			if i == 1 {
+				a = append(a, "--warmup", "1s")
+			}
+			res[i] = run(t, dir, a...)
+		})
+	}
+	wg.Wait()
+	if res[1].code == 0 || !strings.Contains(res[1].stderr, "--warmup") {
+		t.Fatalf("shard 1: %d %q", res[1].code, res[1].stderr)
+	}
+	if res[0].code == 0 || !strings.Contains(res[0].stderr, "shard 1 of run insert-6-2 failed") {
+		t.Fatalf("shard 0 (it should not wait for the timeout): %d %q", res[0].code, res[0].stderr)
+	}
+	if tableExists(t, target, shard.Table) {
+		t.Errorf("%s is still on the target", shard.Table)
+	}
+}
+
 // TestShardFlagsRefused: what a shard cannot be is refused with one sentence, before anything
 // runs.
 func TestShardFlagsRefused(t *testing.T) {

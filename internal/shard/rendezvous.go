@@ -257,7 +257,7 @@ func (r *Rendezvous) failed(ctx context.Context) error {
 	}
 	r.DB.Exec(ctx, "INSERT INTO "+Table+" (run_id, barrier, shard, arrived, note) VALUES (?, ?, ?, "+r.Dialect.NowMicros+", ?)",
 		r.RunID, abortSeen, r.Spec.Index, r.Host)
-	return fmt.Errorf("shard %d of run %s failed (its run.json says why): the run stops on every shard", v[0], r.RunID)
+	return fmt.Errorf("shard %d of run %s failed (its output and run.json say why): the run stops on every shard", v[0], r.RunID)
 }
 
 // Close ends the rendezvous after the last barrier: each shard deletes its own rows, and the
