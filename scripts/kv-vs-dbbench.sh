@@ -93,7 +93,7 @@ lim=(--benchmark_write_rate_limit=$((2 * M))) # MB_WRITE_PER_SEC=2 (benchmark_co
 # prints "ops_sec cpu_seconds" (the main benchmark's ops/sec line; user+system of the process).
 dbbench_step() {
 	local step=$1 db=$2 log=$3 args name
-	local base=(--db="$db" --wal_dir="$db" "${common[@]}" --seed="$RANDOM$RANDOM")
+	local base=(--db="$db" --wal_dir="$db" "${common[@]}" --seed="$RANDOM$RANDOM" --report_file="$log.report.csv")
 	case $step in
 	fillseq) name=fillseq args=(--benchmarks=fillseq,stats "${nolim[@]}" --allow_concurrent_memtable_write=false
 		--min_level_to_compress=0 --use_existing_db=0 --sync=0 --threads=1 --memtablerep=vector --disable_wal=1) ;;
