@@ -224,12 +224,14 @@ func TestClosedLoopTimed(t *testing.T) {
 			res := runner.Run(t.Context(), runner.Step{Sleep: runner.CoarseSleep, Ops: allOps, Duration: time.Second,
 				Workers: []runner.Worker{{Name: "w", Primary: true, Schedule: runner.ClosedLoop{Limit: 30, Timed: timed},
 					Do: runner.Single(opQuery, func(ctx context.Context, _ int) (int64, error) {
-						return 1, sleep(ctx, 100*time.Millisecond)
+						// 90 ms, not 100: no operation ends at the deadline's instant, where
+						// the worker and the timer would race for which comes first.
+						return 1, sleep(ctx, 90*time.Millisecond)
 					})}},
 			})
 			want := int64(30)
 			if timed {
-				want = 10
+				want = 12 // eleven by 990 ms, and the one under way at 1 s
 			}
 			if got := res.Total.Ops[opQuery].Units; !res.Complete || got != want {
 				t.Errorf("timed %v: %d operations (complete %v), want %d", timed, got, res.Complete, want)
