@@ -2,8 +2,6 @@ package ibsql
 
 import (
 	"context"
-	"fmt"
-	"net"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
@@ -22,58 +20,38 @@ import (
 // attempt committed, and counts as done. The generator's next id and the deleter's claims stay
 // as they were, and the check after the step holds.
 type redialConn struct {
-	connect func(ctx context.Context) (ib.Conn, error)
-	c       ib.Conn // nil after a loss until a redial works
+	*runner.Redial[ib.Conn]
 	// The write that lost its connection: an insert's first id, a delete's range (0: none).
 	insertFirst    int64
 	delFrom, delTo int64
 }
 
-// errNotRedialed is an operation's error on a connection that was lost and not replaced.
-var errNotRedialed = fmt.Errorf("ibsql: the connection was lost and not opened again: %w", net.ErrClosed)
-
 // redialing opens a connection with connect, which it uses again after a loss.
 func redialing(ctx context.Context, connect func(ctx context.Context) (ib.Conn, error)) (ib.Conn, error) {
-	c, err := connect(ctx)
+	r, err := runner.DialRedial(ctx, connect, connLost)
 	if err != nil {
 		return nil, err
 	}
-	return &redialConn{connect: connect, c: c}, nil
+	return &redialConn{Redial: r}, nil
 }
+
+// connLost says an error means the connection is gone.
+func connLost(err error) bool { return driver.ErrorKind(err) == driver.KindConnLost }
 
 // inner is the connection a redialConn holds now (tests look inside it).
 func inner(c ib.Conn) ib.Conn {
 	if r, ok := c.(*redialConn); ok {
-		return r.c
+		c, _ = r.Conn()
 	}
 	return c
 }
 
-// lost turns a lost connection's error into a runner.Lost, closing what is left of it.
-func (r *redialConn) lost(err error) error {
-	if err == nil || driver.ErrorKind(err) != driver.KindConnLost {
+func (r *redialConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
+	c, err := r.Conn()
+	if err != nil {
 		return err
 	}
-	if r.c != nil {
-		r.c.Close() // a dead connection's close can only fail
-		r.c = nil
-	}
-	return &runner.Lost{Err: err, Redial: r.redial}
-}
-
-func (r *redialConn) redial(ctx context.Context) error {
-	c, err := r.connect(ctx)
-	if err == nil {
-		r.c = c
-	}
-	return err
-}
-
-func (r *redialConn) Insert(ctx context.Context, t string, rows []ib.Row) error {
-	if r.c == nil {
-		return r.lost(errNotRedialed)
-	}
-	err := r.c.Insert(ctx, t, rows)
+	err = c.Insert(ctx, t, rows)
 	if err == nil || len(rows) == 0 {
 		r.insertFirst = 0
 		return err
@@ -82,26 +60,27 @@ func (r *redialConn) Insert(ctx context.Context, t string, rows []ib.Row) error 
 		r.insertFirst = 0 // the lost attempt committed: its rows are in
 		return nil
 	}
-	if err = r.lost(err); r.c == nil {
+	if err = r.Check(err); r.Down() {
 		r.insertFirst = rows[0].ID
 	}
 	return err
 }
 
 func (r *redialConn) DeleteOldest(ctx context.Context, t string, from, to int64) (int64, error) {
-	if r.c == nil {
-		return 0, r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return 0, err
 	}
 	if r.delFrom != from || r.delTo != to {
-		n, err := r.c.DeleteOldest(ctx, t, from, to)
-		if err = r.lost(err); r.c == nil {
+		n, err := c.DeleteOldest(ctx, t, from, to)
+		if err = r.Check(err); r.Down() {
 			r.delFrom, r.delTo = from, to
 		}
 		return n, err
 	}
-	n, err := boundedDelete(ctx, r.c, t, from, to)
+	n, err := boundedDelete(ctx, c, t, from, to)
 	if err != nil {
-		return n, r.lost(err)
+		return n, r.Check(err)
 	}
 	r.delFrom, r.delTo = 0, 0
 	if n == 0 { // the lost attempt committed
@@ -127,24 +106,19 @@ func boundedDelete(ctx context.Context, c ib.Conn, t string, from, to int64) (in
 }
 
 func (r *redialConn) RangeQuery(ctx context.Context, t string, idx ib.Index, x int64, out []ib.IndexRow) ([]ib.IndexRow, error) {
-	if r.c == nil {
-		return out, r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return out, err
 	}
-	out, err := r.c.RangeQuery(ctx, t, idx, x, out)
-	return out, r.lost(err)
+	out, err = c.RangeQuery(ctx, t, idx, x, out)
+	return out, r.Check(err)
 }
 
 func (r *redialConn) PointQuery(ctx context.Context, t string, ids []int64, out []ib.PointRow) ([]ib.PointRow, error) {
-	if r.c == nil {
-		return out, r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return out, err
 	}
-	out, err := r.c.PointQuery(ctx, t, ids, out)
-	return out, r.lost(err)
-}
-
-func (r *redialConn) Close() error {
-	if r.c == nil {
-		return nil
-	}
-	return r.c.Close()
+	out, err = c.PointQuery(ctx, t, ids, out)
+	return out, r.Check(err)
 }

@@ -2,8 +2,6 @@ package lbsql
 
 import (
 	"context"
-	"fmt"
-	"net"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
@@ -22,8 +20,7 @@ import (
 // link or deleted the node, so such retries are counted as in doubt (InDoubt) and the check
 // after the step allows exactly that many links or nodes either way (docs/reliability.md).
 type redialConn struct {
-	reopen func(ctx context.Context) (*Conn, error)
-	c      *Conn // nil after a loss until a redial works
+	*runner.Redial[*Conn]
 	// doubt: the last write lost its connection, so its retry may find its own work.
 	doubt                  bool
 	doubtLinks, doubtNodes int64
@@ -31,39 +28,29 @@ type redialConn struct {
 
 var _ lb.Conn = (*redialConn)(nil)
 
+// connLost says an error means the connection is gone.
+func connLost(err error) bool { return driver.ErrorKind(err) == driver.KindConnLost }
+
 // inner is the Conn a redialConn holds now (tests look inside it).
 func inner(c lb.Conn) lb.Conn {
 	if r, ok := c.(*redialConn); ok {
-		return r.c
+		if c, _ := r.Conn(); c != nil {
+			return c
+		}
+		return nil // lost: no typed nil
 	}
 	return c
 }
-
-// errNotRedialed is an operation's error on a connection that was lost and not replaced.
-var errNotRedialed = fmt.Errorf("lbsql: the connection was lost and not opened again: %w", net.ErrClosed)
 
 // InDoubt is how many link inserts and node deletes may have happened without the client
 // knowing (their reply was lost, their retry found the work done or never needed).
 func (r *redialConn) InDoubt() (links, nodes int64) { return r.doubtLinks, r.doubtNodes }
 
-// lost turns a lost connection's error into a runner.Lost, closing what is left of it; write
-// says the operation was a write, whose commit is now unknown.
+// lost returns err, as a runner.Lost if it says the connection is gone; write says the
+// operation was a write, whose commit is then unknown.
 func (r *redialConn) lost(err error, write bool) error {
-	if err == nil || driver.ErrorKind(err) != driver.KindConnLost {
-		return err
-	}
-	if r.c != nil {
-		r.c.Close() // a dead connection's close can only fail
-		r.c = nil
-	}
-	r.doubt = r.doubt || write
-	return &runner.Lost{Err: err, Redial: r.redial}
-}
-
-func (r *redialConn) redial(ctx context.Context) error {
-	c, err := r.reopen(ctx)
-	if err == nil {
-		r.c = c
+	if err = r.Check(err); r.Down() && write {
+		r.doubt = true
 	}
 	return err
 }
@@ -71,10 +58,11 @@ func (r *redialConn) redial(ctx context.Context) error {
 // write runs a write transaction; dup says whether its error means the lost attempt committed
 // (a duplicate key on a retry in doubt).
 func (r *redialConn) write(fn func(c *Conn) error, dup bool) error {
-	if r.c == nil {
-		return r.lost(errNotRedialed, false)
+	c, err := r.Conn()
+	if err != nil {
+		return err
 	}
-	err := fn(r.c)
+	err = fn(c)
 	if err != nil && dup && r.doubt && driver.DuplicateKey(err) {
 		err = nil
 	}
@@ -86,10 +74,11 @@ func (r *redialConn) write(fn func(c *Conn) error, dup bool) error {
 
 // read runs a read.
 func (r *redialConn) read(fn func(c *Conn) error) error {
-	if r.c == nil {
-		return r.lost(errNotRedialed, false)
+	c, err := r.Conn()
+	if err != nil {
+		return err
 	}
-	return r.lost(fn(r.c), false)
+	return r.Check(fn(c))
 }
 
 func (r *redialConn) LoadLinks(ctx context.Context, links []lb.Link) error {
@@ -119,19 +108,21 @@ func (r *redialConn) DeleteLink(ctx context.Context, id1, linkType, id2, nowMs i
 }
 
 func (r *redialConn) GetLinks(ctx context.Context, id1, linkType int64, id2s []int64, out []lb.Link) ([]lb.Link, error) {
-	if r.c == nil {
-		return out, r.lost(errNotRedialed, false)
+	c, err := r.Conn()
+	if err != nil {
+		return out, err
 	}
-	out, err := r.c.GetLinks(ctx, id1, linkType, id2s, out)
-	return out, r.lost(err, false)
+	out, err = c.GetLinks(ctx, id1, linkType, id2s, out)
+	return out, r.Check(err)
 }
 
 func (r *redialConn) GetLinkList(ctx context.Context, id1, linkType, minTime, maxTime int64, offset, limit int, out []lb.Link) ([]lb.Link, error) {
-	if r.c == nil {
-		return out, r.lost(errNotRedialed, false)
+	c, err := r.Conn()
+	if err != nil {
+		return out, err
 	}
-	out, err := r.c.GetLinkList(ctx, id1, linkType, minTime, maxTime, offset, limit, out)
-	return out, r.lost(err, false)
+	out, err = c.GetLinkList(ctx, id1, linkType, minTime, maxTime, offset, limit, out)
+	return out, r.Check(err)
 }
 
 func (r *redialConn) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
@@ -165,11 +156,4 @@ func (r *redialConn) DeleteNode(ctx context.Context, nodeType int32, id int64) (
 func (r *redialConn) GetNode(ctx context.Context, nodeType int32, id int64) (n lb.Node, found bool, err error) {
 	err = r.read(func(c *Conn) (err error) { n, found, err = c.GetNode(ctx, nodeType, id); return err })
 	return n, found, err
-}
-
-func (r *redialConn) Close() error {
-	if r.c == nil {
-		return nil
-	}
-	return r.c.Close()
 }

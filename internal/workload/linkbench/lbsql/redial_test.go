@@ -35,7 +35,7 @@ func TestRedialSettlesWritesInDoubt(t *testing.T) {
 		return &Conn{c: c, d: postgres}, nil
 	}
 	lostConn := func() *Conn { return &Conn{c: &fakeConn{err: io.EOF}, d: postgres} }
-	r := &redialConn{reopen: reopen, c: lostConn()}
+	r := &redialConn{Redial: runner.NewRedial(lostConn(), reopen, connLost)}
 	redial := func(err error) {
 		t.Helper()
 		var l *runner.Lost
@@ -54,7 +54,7 @@ func TestRedialSettlesWritesInDoubt(t *testing.T) {
 	if err := r.AddNode(ctx, node); err == nil {
 		t.Error("a duplicate key not in doubt was taken as done")
 	}
-	r.c = lostConn()
+	r.Redial = runner.NewRedial(lostConn(), reopen, connLost)
 	_, err := r.DeleteNode(ctx, 1, 7)
 	redial(err)
 	if deleted, err := r.DeleteNode(ctx, 1, 7); err != nil || deleted {
@@ -63,7 +63,7 @@ func TestRedialSettlesWritesInDoubt(t *testing.T) {
 	if links, nodes := r.InDoubt(); links != 0 || nodes != 1 {
 		t.Errorf("in doubt: %d links, %d nodes; want 0, 1", links, nodes)
 	}
-	r.c = &Conn{c: &fakeConn{affected: 1}, d: postgres}
+	r.Redial = runner.NewRedial(&Conn{c: &fakeConn{affected: 1}, d: postgres}, reopen, connLost)
 	if deleted, err := r.DeleteNode(ctx, 1, 8); err != nil || !deleted {
 		t.Errorf("a delete not in doubt: %v %v", deleted, err)
 	}

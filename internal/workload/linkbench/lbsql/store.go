@@ -9,6 +9,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/dbperf/dbperf/internal/driver/wire"
+	"github.com/dbperf/dbperf/internal/runner"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
@@ -164,11 +165,11 @@ func (s *Store) CreateTables(ctx context.Context) error {
 // Connect implements linkbench.Store.
 func (s *Store) Connect(ctx context.Context) (lb.Conn, error) {
 	reopen := func(ctx context.Context) (*Conn, error) { return s.connect(ctx, s.lean) }
-	c, err := reopen(ctx)
+	r, err := runner.DialRedial(ctx, reopen, connLost)
 	if err != nil {
 		return nil, err
 	}
-	return &redialConn{reopen: reopen, c: c}, nil // opened again after a loss: redial.go
+	return &redialConn{Redial: r}, nil // opened again after a loss: redial.go
 }
 
 func (s *Store) connect(ctx context.Context, lean bool) (*Conn, error) {

@@ -143,7 +143,7 @@ func TestComCountersPerEvent(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer conn.Close()
-				raw := conn.(*redialConn).c.(*myConn).c // the run step's connection survives a restart (redial.go)
+				raw := inner(conn).(*myConn).c // the run step's connection survives a restart (redial.go)
 				before := comCounters(t, raw)
 				if before["stmt_prepare"] != c.prepared {
 					t.Errorf("the connection prepared %d statements, want %d as sysbench's", before["stmt_prepare"], c.prepared)

@@ -55,7 +55,7 @@ func TestOptionsPerEvent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw := conn.(*redialConn).c.(*myConn).c
+		raw := inner(conn).(*myConn).c
 		names := []string{"Com_select", "Com_update", "Com_delete", "Com_insert", "Com_begin", "Com_commit", "Com_stmt_execute", "Rows_sent"}
 		before := sessionStatus(t, raw, names...)
 		cl := b.NewClient(sb.StepRun, 0, conn)

@@ -2,8 +2,6 @@ package sbsql
 
 import (
 	"context"
-	"fmt"
-	"net"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/runner"
@@ -18,65 +16,43 @@ import (
 // (drv_mysql.c:742-752, 679-700). The prepare step's connections are not wrapped: a bulk
 // insert whose reply was lost cannot be told from one that never ran.
 type redialConn struct {
-	connect func(ctx context.Context) (sb.Conn, error)
-	c       sb.Conn // nil after a loss until a redial works
+	*runner.Redial[sb.Conn]
 }
-
-var errNotRedialed = fmt.Errorf("sbsql: the connection was lost and not opened again: %w", net.ErrClosed)
 
 // redialing opens a connection with connect, which it uses again after a loss.
 func redialing(ctx context.Context, connect func(ctx context.Context) (sb.Conn, error)) (sb.Conn, error) {
-	c, err := connect(ctx)
+	r, err := runner.DialRedial(ctx, connect, connLost)
 	if err != nil {
 		return nil, err
 	}
-	return &redialConn{connect: connect, c: c}, nil
+	return &redialConn{r}, nil
 }
 
-// lost turns a lost connection's error into a runner.Lost, closing what is left of it.
-func (r *redialConn) lost(err error) error {
-	if err == nil || driver.ErrorKind(err) != driver.KindConnLost {
-		return err
-	}
-	if r.c != nil {
-		r.c.Close() // a dead connection's close can only fail
-		r.c = nil
-	}
-	return &runner.Lost{Err: err, Redial: func(ctx context.Context) error {
-		c, err := r.connect(ctx)
-		if err == nil {
-			r.c = c
-		}
-		return err
-	}}
-}
+// connLost says an error means the connection is gone.
+func connLost(err error) bool { return driver.ErrorKind(err) == driver.KindConnLost }
 
 func (r *redialConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb.Result, error) {
-	if r.c == nil {
-		return sb.Result{}, r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return sb.Result{}, err
 	}
-	res, err := r.c.Exec(ctx, s, table, args)
-	return res, r.lost(err)
+	res, err := c.Exec(ctx, s, table, args)
+	return res, r.Check(err)
 }
 
 func (r *redialConn) Text(ctx context.Context, q []byte) (sb.Result, error) {
-	if r.c == nil {
-		return sb.Result{}, r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return sb.Result{}, err
 	}
-	res, err := r.c.Text(ctx, q)
-	return res, r.lost(err)
+	res, err := c.Text(ctx, q)
+	return res, r.Check(err)
 }
 
 func (r *redialConn) Rollback(ctx context.Context) error {
-	if r.c == nil {
-		return r.lost(errNotRedialed)
+	c, err := r.Conn()
+	if err != nil {
+		return err
 	}
-	return r.lost(r.c.Rollback(ctx))
-}
-
-func (r *redialConn) Close() error {
-	if r.c == nil {
-		return nil
-	}
-	return r.c.Close()
+	return r.Check(c.Rollback(ctx))
 }

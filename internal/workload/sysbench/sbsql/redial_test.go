@@ -49,7 +49,7 @@ func TestRedialAfterDroppedConnection(t *testing.T) {
 			if _, err := sel(); err != nil {
 				t.Fatal(err)
 			}
-			drop(t, store, conn.(*redialConn).c)
+			drop(t, store, inner(conn))
 			_, err = sel()
 			var lost *runner.Lost
 			if !errors.As(err, &lost) {
@@ -95,4 +95,12 @@ func connectionID(t *testing.T, c *sql.Conn) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// inner is the connection a redialConn holds now.
+func inner(c sb.Conn) sb.Conn {
+	if r, ok := c.(*redialConn); ok {
+		c, _ = r.Conn()
+	}
+	return c
 }

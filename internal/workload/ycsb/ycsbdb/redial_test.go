@@ -38,7 +38,8 @@ func TestRedialAfterDroppedConnection(t *testing.T) {
 	if err := c.Insert(ctx, "user1", values); err != nil {
 		t.Fatal(err)
 	}
-	pid := c.(*redialConn).c.(*pgConn).c.PgConn().PID()
+	held, _ := c.(*redialConn).Conn()
+	pid := held.(*pgConn).c.PgConn().PID()
 	if _, err := tg.(*sqldriver.Postgres).Admin().Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
