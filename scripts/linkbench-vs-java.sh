@@ -8,6 +8,12 @@
 #   prepared: the fork as shipped (useServerPrepStmts=true, cachePrepStmts=true:
 #             COM_STMT_PREPARE once, then COM_STMT_EXECUTE), beside dbperf --query-mode prepared.
 #
+# The fork runs with never_change=true (LBJ_NEVER_CHANGE): the original's id2 choice, which
+# dbperf follows. Its default, false, changes four things (distributions/ID2Chooser.java:33-53),
+# among them adds that draw id2 from the whole id space, so the hottest id1s' lists grow by
+# thousands of links over a few runs where the original's stay near 20 a type: the two clients
+# would no longer read the same graph (docs/linkbench.md "Beside the Java client").
+#
 # Each client loads its own copy of the graph once (Java into linkdb0 with the fork's DDL,
 # dbperf into lbvsjava), maxid1 LBJ_MAXID, the 2017 mix, no out-degree cap (--max-degree 0: the
 # fork has none), LBJ_LOADERS loaders; then LBJ_ROUNDS rounds of the request step, each mode in
@@ -30,6 +36,7 @@
 # Environment:
 #   LBJ_PORT (13398), LBJ_DATADIR (/tmp/lb-maria): the MariaDB dbperf starts (or finds running)
 #   LBJ_MAXID (20001), LBJ_LOADERS (2), LBJ_REQUESTERS (2), LBJ_SECONDS (20), LBJ_ROUNDS (3)
+#   LBJ_NEVER_CHANGE (true): the fork's never_change; false is its default behaviour
 #   LBJ_LOAD (1): 0 skips the loads (the graphs of an earlier run are used)
 #   LBJ_DIR (/tmp/lb-vs-java): work directory; LBJ_DBPERF: the dbperf binary (default: built)
 #   DBPERF_SERVER_PASSWORD: the benchmark user's password (default lbjava)
@@ -50,6 +57,7 @@ requesters=${LBJ_REQUESTERS:-2}
 secs=${LBJ_SECONDS:-20}
 rounds=${LBJ_ROUNDS:-3}
 dir=${LBJ_DIR:-/tmp/lb-vs-java}
+never_change=${LBJ_NEVER_CHANGE:-true}
 export DBPERF_SERVER_PASSWORD=${DBPERF_SERVER_PASSWORD:-lbjava}
 export MYSQL_PWD=$DBPERF_SERVER_PASSWORD LINKBENCH_HOME=$home
 mkdir -p "$dir/cls" "$dir/runs"
@@ -85,7 +93,7 @@ java_lb() { # java_lb MODE LOG -l|-r
 		com.facebook.LinkBench.LinkBenchDriver -c config/LinkConfigMysql.properties \
 		-Dlinkstore=LinkStoreMysqlMode -Dnodestore=LinkStoreMysqlMode -Dhost=127.0.0.1 -Dport="$port" \
 		-Duser=dbperf -Dpassword="$DBPERF_SERVER_PASSWORD" -Dmaxid1="$maxid" -Dloaders="$loaders" \
-		-Drequesters="$requesters" -Dmaxtime="$secs" -Drequests=1000000000 "$3") >"$2" 2>&1
+		-Drequesters="$requesters" -Dmaxtime="$secs" -Drequests=1000000000 -Dnever_change="$never_change" "$3") >"$2" 2>&1
 }
 
 # status: the server's statement counters (Com_begin, Questions), one line.
@@ -119,7 +127,8 @@ EOF
 import re, sys
 log, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 text = open(log).read()
-m = re.search(r"(\d+) links \([^)]*\), .* ([\d.]+) seconds, (\d+) Links/s", text)
+m = (re.search(r"(\d+) links \([^)]*\), .* ([\d.]+) seconds, (\d+) Links/s", text) or  # never_change=false
+     re.search(r"Loaded (\d+) links \([^)]*\)\.\s+Took ([\d.]+) seconds\.\s+Links/second = (\d+)", text))
 links, secs, rate = int(m.group(1)), float(m.group(2)), int(m.group(3))
 client = sum(map(float, open(log + ".time").read().split()))
 print("java:   %d Links/s (%d links in %.1f s), server %.2f us/link, client %.2f us/link (JVM start included)"
