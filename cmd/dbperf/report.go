@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
-	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/crash"
 	"github.com/dbperf/dbperf/internal/report"
 	"github.com/spf13/cobra"
@@ -19,6 +18,7 @@ import (
 
 func reportCmd() *cobra.Command {
 	var out, base string
+	var defFiles []string
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "One self-contained HTML page comparing run directories: tables and charts",
@@ -33,8 +33,10 @@ percentile distribution (from latency.hlog), the host's CPU and disk IO, and the
 and CPU beside dbperf's own. In every chart the colour is the run and the line style the op
 type; a step too short for charts over time gets a note instead. Its first screen is a headline
 per step (the main figure of each run, the figures that changed, the one-line explanation of
-'compare --why') and a chart of each run's main rate over all steps; each step has a picker
-that charts any counter of its counters.csv.gz, per second or per op. Crash runs (dbperf crash)
+'compare --why' and its table, folded) and a chart of each run's main rate over all steps. Each
+step has that table again, the counters that moved most in each stall, a chart per vital sign
+of the DBMS on the step's time axis, and a picker that charts any counter of its
+counters.csv.gz, per second or per op. Crash runs (dbperf crash)
 get a section of lost commits per setting, alone or beside benchmark runs. docs/reports.md
 describes it.
 
@@ -44,20 +46,26 @@ first a section of the groups: medians, 95% intervals and the comparison with th
 (docs/repeats.md).`,
 		Example: "  dbperf report runs/a runs/b -o report.html\n  dbperf report runs/* --base runs/pg-15 -o pg.html",
 		Args:    cobra.MinimumNArgs(1),
-		RunE:    func(c *cobra.Command, args []string) error { return writeReport(c, args, base, out) },
+		RunE:    func(c *cobra.Command, args []string) error { return writeReport(c, args, base, out, defFiles) },
 	}
 	c.Flags().StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
+	c.Flags().StringArrayVar(&defFiles, "defs", nil, "a file of counter definitions the explanations rank besides the vital signs (repeatable; docs/counters.md)")
 	c.Flags().StringVar(&base, "base", "", "the run the others are compared with (a RUN directory or a run's name; default the first RUN)")
 	return c
 }
 
 // writeReport writes the report of args (run directories, run groups, crash runs) to out.
-func writeReport(c *cobra.Command, args []string, base, out string) error {
+func writeReport(c *cobra.Command, args []string, base, out string, defFiles []string) error {
 	args, crashes, err := crashRuns(args)
 	if err != nil {
 		return err
 	}
-	opts := report.HTMLOptions{Why: whyLine, WhyGroup: whyGroupLine, Crash: crashes}
+	defs, err := whyDefs(true, report.FormatText, defFiles)
+	if err != nil {
+		return err
+	}
+	opts := report.HTMLOptions{Crash: crashes}
+	opts.Explain(defs) // compare --why's line and table under each headline that changed
 	if len(args) == 0 {
 		var buf bytes.Buffer
 		if err := report.HTML(&buf, nil, 0, opts); err != nil {
@@ -172,41 +180,4 @@ func crashRuns(args []string) (rest []string, runs []report.CrashRun, err error)
 			Verdict: s.Verdict, Broken: s.Broken})
 	}
 	return rest, runs, nil
-}
-
-// whyLine is compare --why's line for a step of run against base (counters.ExplainRuns),
-// after the main rate that the headline shows: the figures per op that moved most, or why the
-// change is not explained (within the step's per-second noise); "" when either run lacks
-// counters or the step.
-func whyLine(base, run report.Run, step string) string {
-	bs, err1 := counters.LoadStep(base.Path, base.Meta, step)
-	rs, err2 := counters.LoadStep(run.Path, run.Meta, step)
-	if err1 != nil || err2 != nil || len(bs.TSec) < 2 || len(rs.TSec) < 2 {
-		return ""
-	}
-	w := counters.ExplainRuns(bs, rs, counters.Vitals())
-	if w == nil {
-		return ""
-	}
-	if !w.Significant {
-		return "not explained (" + w.Test + ")"
-	}
-	_, moved, _ := strings.Cut(w.Line(), "; ") // the rate before it is the headline's own figure
-	return moved
-}
-
-// whyGroupLine is whyLine for run groups (counters.ExplainGroups on every repeat's step, the
-// group compare's verdict given); "" when a group lacks the step's counters.
-func whyGroupLine(base, g report.Group, step string, significant bool, test string) string {
-	bs, err1 := groupSteps(base, step)
-	rs, err2 := groupSteps(g, step)
-	if err1 != nil || err2 != nil || len(bs) == 0 || len(rs) == 0 {
-		return ""
-	}
-	w := counters.ExplainGroups(bs, rs, counters.Vitals(), significant, test)
-	if w == nil || !w.Significant {
-		return ""
-	}
-	_, moved, _ := strings.Cut(w.Line(), "; ")
-	return moved
 }

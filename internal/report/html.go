@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
 )
 
 // The page's template, script and style, and the charting library (uPlot, MIT, see
@@ -100,6 +102,7 @@ func HTMLGroups(w io.Writer, groups []Group, base int, opts ...HTMLOptions) erro
 	ordered := append([]Group{groups[base]}, others...)
 	cmp := GroupCompare(groups[base], others)
 	page.Headlines, page.GroupHeadlines = groupHeadlines(cmp, ordered, colors, page.Steps, o.WhyGroup), true
+	attachWhy(page.Steps, page.Headlines)
 	if len(others) > 0 {
 		page.Groups.Compare, page.Groups.Legend = groupCompareTable(cmp), GroupCompareLegend(cmp.Tested)
 	}
@@ -192,11 +195,16 @@ type htmlStep struct {
 	Name     string
 	Anchor   string
 	Runs     []htmlStepRun
-	Charts   []string    // chart ids, in order
-	Note     string      // why the step has no charts over time
-	Patterns string      // how the step inserts into each index, as declared
-	Picker   string      // the counter picker's element id, when the step has counters
-	Shards   *htmlShards // each merged run's shards (hosts.go)
+	Charts   []string // chart ids, in order
+	Note     string   // why the step has no charts over time
+	Patterns string   // how the step inserts into each index, as declared
+	Picker   string   // the counter picker's element id, when the step has counters
+	Vitals   []string // the vital signs' chart ids (html_counters.go)
+	// VitalsZero names the vital signs at 0 throughout in every run, not charted.
+	VitalsZero string
+	Why        []htmlWhy // the headline's explanations, again beside the step (html_why.go)
+	Stalls     []htmlStalls
+	Shards     *htmlShards // each merged run's shards (hosts.go)
 }
 
 // htmlStepRun is a run's line in a step's heading: its duration, whether it completed, stalls.
@@ -303,6 +311,7 @@ func buildHTMLPage(runs []Run, base int, o HTMLOptions) (*htmlPage, error) {
 		p.Steps = append(p.Steps, st)
 	}
 	p.Headlines = headlines(runs, names, base, p.Steps, o.Why)
+	attachWhy(p.Steps, p.Headlines)
 	if c := overviewChart(names, stepNames, allFiles); c != nil {
 		data.Charts = append([]htmlChart{*c}, data.Charts...)
 		p.Overview = true
@@ -321,8 +330,9 @@ func buildHTMLPage(runs []Run, base int, o HTMLOptions) (*htmlPage, error) {
 	return p, p.inlineAssets()
 }
 
-// buildStep is a step's section: each run's line, its charts and picker (added to data), and
-// the runs' step files, which the overview chart draws from too.
+// buildStep is a step's section: each run's line, its charts, vital signs and picker (added
+// to data), its stalls' counters, and the runs' step files, which the overview chart draws
+// from too.
 func buildStep(runs []Run, names []string, base int, step string, si int, data *htmlData) (htmlStep, []*htmlStepFiles, error) {
 	files := make([]*htmlStepFiles, len(runs))
 	st := htmlStep{Name: step, Anchor: fmt.Sprintf("step-%d", si), Patterns: stepPatterns(runs, step)}
@@ -348,28 +358,68 @@ func buildStep(runs []Run, names []string, base int, step string, si int, data *
 		st.Runs = append(st.Runs, sr)
 	}
 	st.Shards = shardTable(names, sums)
-	var charts []*htmlChart
-	if most >= minIntervals {
-		csteps := counterSteps(runs, step)
-		charts = timeCharts(step, si, names, files)
-		charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
-		charts = append(charts, countersChart(step, si, names, runs, base, csteps)) // html_counters.go
-		if pk := pickerData(step, si, runs, csteps); pk != nil {
-			data.Pickers = append(data.Pickers, *pk)
-			st.Picker = pk.ID
-		}
-	} else {
+	if most < minIntervals {
 		st.Note = fmt.Sprintf("This step lasted %s: fewer than %d intervals in every run, too few for charts over time. "+
 			"Its figures are in the summary; the percentile chart shows its latency distribution.", strings.Join(lasted, ", "), minIntervals)
-		charts = []*htmlChart{percentileChart(step, si, names, files)}
+		st.Charts = addCharts(data, percentileChart(step, si, names, files))
+		st.Stalls = stallTables(names, sums, make([]*counters.Step, len(runs)))
+		return st, files, nil
 	}
+	csteps := counterSteps(runs, step)
+	st.Stalls = stallTables(names, sums, csteps)
+	xr := stepAxis(files, csteps)
+	charts := timeCharts(step, si, names, files)
+	vitals, zero := vitalCharts(step, si, names, runs, base, csteps) // html_counters.go
+	for _, c := range append(charts, vitals...) {
+		if c != nil {
+			c.XRange = xr
+		}
+	}
+	charts = append(charts[:2], append([]*htmlChart{percentileChart(step, si, names, files)}, charts[2:]...)...)
+	st.Charts = addCharts(data, charts...)
+	st.Vitals, st.VitalsZero = addCharts(data, vitals...), strings.Join(zero, ", ")
+	if pk := pickerData(step, si, runs, csteps); pk != nil {
+		pk.XRange = xr
+		data.Pickers = append(data.Pickers, *pk)
+		st.Picker = pk.ID
+	}
+	return st, files, nil
+}
+
+// addCharts adds the charts that have lines to data, returning their ids.
+func addCharts(data *htmlData, charts ...*htmlChart) []string {
+	var ids []string
 	for _, c := range charts {
 		if c != nil && len(c.Series) > 0 {
 			data.Charts = append(data.Charts, *c)
-			st.Charts = append(st.Charts, c.ID)
+			ids = append(ids, c.ID)
 		}
 	}
-	return st, files, nil
+	return ids
+}
+
+// stepAxis is the time axis of a step's charts: from 0 to the last second any run's
+// intervals or counters know.
+func stepAxis(files []*htmlStepFiles, cs []*counters.Step) *[2]float64 {
+	end := 0.0
+	for _, f := range files {
+		if f != nil && f.intervals != nil {
+			for _, t := range f.intervals.cols["t_sec"] {
+				if t != nil {
+					end = math.Max(end, *t)
+				}
+			}
+		}
+	}
+	for _, s := range cs {
+		if s != nil && len(s.TSec) > 0 {
+			end = math.Max(end, s.TSec[len(s.TSec)-1])
+		}
+	}
+	if end <= 0 {
+		return nil
+	}
+	return &[2]float64{0, end}
 }
 
 // inlineAssets reads the script, style and library into the page.

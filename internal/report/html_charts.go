@@ -25,6 +25,10 @@ type htmlChart struct {
 	Y      [][]*float64         `json:"y"`
 	Shade  []htmlShade          `json:"shade,omitempty"`
 	Bands  []htmlBand           `json:"bands,omitempty"` // the overview's steps
+	// XRange is the step's time axis, shared by its charts over time so that a second is
+	// at one place in each; nil: the data's own.
+	XRange *[2]float64 `json:"xRange,omitempty"`
+	Doc    string      `json:"doc,omitempty"` // a vital sign's meaning (vitals.conf)
 }
 
 type htmlScale struct {

@@ -4,76 +4,108 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/dbperf/dbperf/internal/counters"
+	"github.com/dbperf/dbperf/internal/measure"
 )
 
-// The report's counters chart: per step, the DBMS's vital signs per op a second that varied
-// most, for every run, beside the throughput chart, with the step's stalls shaded as there
-// (docs/counters.md).
+// The report's vital-sign charts: per step, every vital sign of the step's DBMS
+// (vitals.conf, docs/counters.md) that some run defines, one small chart each, a value per
+// second for every run, on the step's time axis (the throughput and latency charts') with its
+// stalls shaded as there. Any other counter is the picker's (html_picker.go).
 
-// countersChartSigns is how many vital signs the chart draws: the most varied in the base.
-const countersChartSigns = 4
-
-// countersChart is nil when no run has counters for the step.
-func countersChart(step string, si int, names []string, runs []Run, base int, steps []*counters.Step) *htmlChart {
-	if steps[base] == nil {
-		return nil
-	}
-	defs := dbmsVitals(steps[base])
-	series := map[string][][]float64{} // sign -> per run, per interval
-	var spread []signSpread
-	for _, d := range defs {
-		per := make([][]float64, len(runs))
-		for ri, s := range steps {
-			if s != nil {
-				per[ri] = perInterval(s, d)
-			}
-		}
-		if v := variation(per[base]); v > 0 {
-			series[d.Name] = per
-			spread = append(spread, signSpread{d.Name, v})
-		}
-	}
-	if len(spread) == 0 {
-		return nil
-	}
-	sort.SliceStable(spread, func(i, j int) bool { return spread[i].v > spread[j].v })
-	spread = spread[:min(len(spread), countersChartSigns)]
-	ts := newTimeChart(fmt.Sprintf("s%d-counters", si), step, "counters", step+": the DBMS's vital signs that varied most, per second")
-	ts.c.Scales["v"] = htmlScale{Label: "value (log)", Log: true, Side: 3}
-	for k, sp := range spread {
+// vitalCharts are nil when no run has counters for the step. A sign the base does not know
+// is charted from the runs that do; the charts follow vitals.conf's order, which reads top
+// down (reads, writes, then background work and waits).
+// Signs at 0 in every second of every run are named in zero instead, not drawn as flat lines.
+func vitalCharts(step string, si int, names []string, runs []Run, base int, steps []*counters.Step) (charts []*htmlChart, zero []string) {
+	defs, all := stepVitals(base, steps)
+	shade := stepShade(step, runs, steps)
+	for k, d := range defs {
+		ts := newTimeChart(fmt.Sprintf("s%d-vital-%d", si, k), step, "vital", d.Name)
+		ts.c.Doc, ts.c.XLabel = d.Doc, "" // the step's other charts name the axis
+		nonzero := false
+		ts.c.Scales["v"] = htmlScale{Label: vitalUnit(d), Side: 3}
 		for ri, s := range steps {
 			if s == nil {
 				continue
 			}
-			t := make([]*float64, 0, len(s.TSec)-1)
-			v := make([]*float64, 0, len(s.TSec)-1)
-			for i, x := range series[sp.name][ri] {
-				t = append(t, &s.TSec[i+1])
-				if x > 0 && !math.IsInf(x, 0) { // a log scale: no zeros
-					v = append(v, &x)
-				} else {
-					v = append(v, nil)
+			per := perInterval(s, d, all)
+			t := make([]*float64, len(per))
+			v := make([]*float64, len(per))
+			some := false
+			for i, x := range per {
+				t[i] = &s.TSec[i+1]
+				// a step's short last interval (under half a second) has too few ops for a figure per op
+				if !math.IsNaN(x) && !math.IsInf(x, 0) && s.Seconds(counters.Window{From: i, To: i + 1}) >= 0.5 {
+					x := measure.Round(x, 6)
+					v[i], some, nonzero = &x, true, nonzero || x != 0
 				}
 			}
-			ts.add(htmlSeries{Label: names[ri] + " " + sp.name, What: sp.name, Run: ri, Scale: "v", Dash: opDashes[k%len(opDashes)]}, t, v)
+			if some {
+				ts.add(htmlSeries{Label: names[ri], What: d.Name, Run: ri, Scale: "v"}, t, v)
+			}
+		}
+		switch {
+		case len(ts.c.Series) == 0:
+		case !nonzero:
+			zero = append(zero, d.Name)
+		default:
+			ts.c.Shade = shade
+			charts = append(charts, ts.finish())
 		}
 	}
-	for ri, r := range runs {
+	return charts, zero
+}
+
+// stepVitals are the DBMS's vital signs of the step's runs, the base's kind first (not the
+// host's, which the host charts and the explanation show), and every definition for Eval.
+func stepVitals(base int, steps []*counters.Step) ([]*counters.Def, []*counters.Def) {
+	all := counters.Vitals()
+	order := append([]int{base}, seqExcept(len(steps), base)...)
+	var out []*counters.Def
+	seen := map[string]bool{}
+	for _, ri := range order {
 		if steps[ri] == nil {
 			continue
 		}
-		for _, st := range r.Steps {
-			if st.Step != step || st.Stalls == nil {
-				continue
-			}
-			for _, w := range steps[ri].StallWindows(st.Stalls) {
-				ts.c.Shade = append(ts.c.Shade, htmlShade{Run: ri, From: steps[ri].TSec[w.From], To: steps[ri].TSec[w.To]})
+		for _, d := range dbmsVitals(steps[ri], all) {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				out = append(out, d)
 			}
 		}
 	}
-	return ts.finish()
+	return out, all
+}
+
+// vitalUnit is a sign's axis label: per op (per commit...), %, in the interval, a value.
+func vitalUnit(d *counters.Def) string {
+	switch {
+	case strings.Contains(d.Name, "_per_"):
+		return strings.ReplaceAll(d.Name[strings.Index(d.Name, "_per_")+1:], "_", " ")
+	case strings.HasSuffix(d.Name, "_pct"):
+		return "%"
+	case strings.Contains(d.Source, "delta("):
+		return "in the interval"
+	case strings.Contains(d.Source, "value("):
+		return "value (mean)"
+	case strings.Contains(d.Source, "rate("):
+		return "per second"
+	}
+	return "value"
+}
+
+// stepShade are the runs' stalls in the step as shaded windows of their counters' ticks.
+func stepShade(step string, runs []Run, steps []*counters.Step) []htmlShade {
+	var out []htmlShade
+	for ri, s := range steps {
+		if s != nil {
+			out = append(out, stallShade(step, ri, runs[ri], s)...)
+		}
+	}
+	return out
 }
 
 // counterSteps are the runs' counters of a step (nil for a run without them, or too short).
@@ -87,16 +119,11 @@ func counterSteps(runs []Run, step string) []*counters.Step {
 	return steps
 }
 
-type signSpread struct {
-	name string
-	v    float64
-}
-
 // dbmsVitals are the shipped vital signs of the step's DBMS (not the host's, which the host
 // charts show).
-func dbmsVitals(s *counters.Step) []*counters.Def {
+func dbmsVitals(s *counters.Step, defs []*counters.Def) []*counters.Def {
 	var out []*counters.Def
-	for _, d := range s.Applicable(counters.Vitals()) {
+	for _, d := range s.Applicable(defs) {
 		if len(d.Sections) != 1 || d.Sections[0] != "*" {
 			out = append(out, d)
 		}
@@ -105,10 +132,10 @@ func dbmsVitals(s *counters.Step) []*counters.Def {
 }
 
 // perInterval is a definition's value in each interval of the step (NaN where undefined).
-func perInterval(s *counters.Step, d *counters.Def) []float64 {
+func perInterval(s *counters.Step, d *counters.Def, defs []*counters.Def) []float64 {
 	out := make([]float64, len(s.TSec)-1)
 	for i := range out {
-		out[i] = s.Eval(d.Expr, counters.Window{From: i, To: i + 1}, counters.Vitals())
+		out[i] = s.Eval(d.Expr, counters.Window{From: i, To: i + 1}, defs)
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,8 +35,15 @@ func counterRun(t *testing.T) string {
 		if i == 6 {
 			reads += 50000
 		}
-		c.Sample(float64(i), 0, map[string]float64{"db.blks_read": reads, "db.xact_commit": 1000 * float64(i)}, false,
-			func(string) archive.CounterKind { return archive.KindCumulative })
+		n := float64(i)
+		c.Sample(n, 0, map[string]float64{"db.blks_read": reads, "db.xact_commit": 1000 * n, "db.xact_rollback": 2 * n,
+			"db.blks_hit": 30000 * n, "db.tup_returned": 5000 * n, "wal_bytes": 1e6 * n, "locks.waiting": float64(i % 3)}, false,
+			func(name string) archive.CounterKind {
+				if name == "locks.waiting" {
+					return archive.KindGauge
+				}
+				return archive.KindCumulative
+			})
 		if i > 0 {
 			iv += fmt.Sprintf("%d.000,0,1.000,1000,%d,0,1,1\n", i, 1000*i)
 		}
@@ -51,9 +57,10 @@ func counterRun(t *testing.T) string {
 	return dir
 }
 
-// TestCountersChart: a step with counters gets a chart of its DBMS's vital signs per second
-// (blocks read per op, which varied), with the stall shaded.
-func TestCountersChart(t *testing.T) {
+// TestVitalCharts: a step with counters gets a chart per vital sign of its DBMS that the run
+// defines (all eight here, not a few), each on the step's time axis with the stall shaded:
+// blocks read per op at 2 and 52 in the stalled second.
+func TestVitalCharts(t *testing.T) {
 	runs, err := Load([]string{counterRun(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -66,20 +73,47 @@ func TestCountersChart(t *testing.T) {
 	if err := json.Unmarshal([]byte(p.Data), &data); err != nil {
 		t.Fatal(err)
 	}
-	var chart *htmlChart
-	for i := range data.Charts {
-		if data.Charts[i].Kind == "counters" {
-			chart = &data.Charts[i]
+	vitals := map[string]htmlChart{}
+	var throughput *htmlChart
+	for _, c := range data.Charts {
+		switch c.Kind {
+		case "vital":
+			vitals[c.Title] = c
+		case "throughput":
+			throughput = &c
 		}
 	}
-	if chart == nil {
-		t.Fatalf("no counters chart: %d charts", len(data.Charts))
+	want := []string{"commits_per_op", "rollbacks_per_sec", "blks_read_per_op", "blks_hit_per_op", "buffer_hit_pct",
+		"tuples_returned_per_op", "wal_bytes_per_op", "lock_waiters"}
+	for _, n := range want {
+		if _, ok := vitals[n]; !ok {
+			t.Errorf("no chart of %s; charted: %v", n, keys(vitals))
+		}
 	}
-	found := false
-	for _, s := range chart.Series {
-		found = found || strings.HasSuffix(s.Label, " blks_read_per_op")
+	if len(p.Steps) != 1 || len(p.Steps[0].Vitals) != len(vitals) || len(vitals) < len(want) {
+		t.Fatalf("the step lists %d vital charts of %d", len(p.Steps[0].Vitals), len(vitals))
 	}
-	if !found || len(chart.Shade) != 1 || chart.Shade[0].From != 5 || chart.Shade[0].To != 6 {
-		t.Errorf("series %+v, shade %+v: want blks_read_per_op and the stall 5-6 s", chart.Series, chart.Shade)
+	c := vitals["blks_read_per_op"]
+	if len(c.Shade) != 1 || c.Shade[0].From != 5 || c.Shade[0].To != 6 || c.XRange == nil || *c.XRange != [2]float64{0, 10} {
+		t.Errorf("blks_read_per_op: shade %+v, axis %v; want the stall 5-6 s on 0-10 s", c.Shade, c.XRange)
 	}
+	if throughput == nil || throughput.XRange == nil || *throughput.XRange != *c.XRange {
+		t.Errorf("the throughput chart's axis differs from the vital signs': %+v", throughput)
+	}
+	for i, x := range c.X {
+		if y := c.Y[0][i]; y == nil || x == 6 && *y != 52 || x != 6 && *y != 2 {
+			t.Errorf("blks_read_per_op at %v s: %v, want 2 (52 in the stall)", x, y)
+		}
+	}
+	if c.Doc == "" || c.Scales["v"].Label != "per op" || vitals["buffer_hit_pct"].Scales["v"].Label != "%" {
+		t.Errorf("doc %q, units %q, %q", c.Doc, c.Scales["v"].Label, vitals["buffer_hit_pct"].Scales["v"].Label)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

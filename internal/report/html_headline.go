@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -16,12 +17,12 @@ import (
 
 // HTMLOptions are what the page shows beyond the runs' own files.
 type HTMLOptions struct {
-	// Why explains in one line why a run's step differs from the base's (compare --why's
-	// line); "" when it has nothing to say. Nil: no explanations.
-	Why func(base, run Run, step string) string
+	// Why explains why a run's step differs from the base's (compare --why's line and table:
+	// Explain sets it); nil when it has nothing to say. Nil: no explanations.
+	Why func(base, run Run, step string) *counters.Why
 	// WhyGroup is Why for run groups, given the group compare's verdict on the main figure
 	// (significant, and its test: "qps q = 0.002"); asked only for a significant change.
-	WhyGroup func(base, group Group, step string, significant bool, test string) string
+	WhyGroup func(base, group Group, step string, significant bool, test string) *counters.Why
 	// Crash are crash runs (dbperf crash) for the page's section of lost commits.
 	Crash []CrashRun
 }
@@ -37,6 +38,7 @@ type htmlHeadline struct {
 	Changed      []htmlCell // the other figures that changed, run by run: "run-b i_p99 1.80"
 	More         int        // changed figures not named
 	Why          []string   // per run compared, compare --why's line
+	Tables       []htmlWhy  // per run explained (a significant change), compare --why's table
 }
 
 // htmlHeadValue is a run's main figure: its value and its ratio to the base's.
@@ -104,7 +106,7 @@ func seqExcept(n, skip int) []int {
 // headlines are the steps' headlines of single runs: the main figure against the base's,
 // the rows of compare that changed, and compare --why's line for each run whose main figure
 // changed.
-func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(base, run Run, step string) string) []htmlHeadline {
+func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(base, run Run, step string) *counters.Why) []htmlHeadline {
 	others := make([]Run, 0, len(runs))
 	for _, i := range seqExcept(len(runs), base) {
 		others = append(others, runs[i])
@@ -146,9 +148,7 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 					hv.Ratio = text
 				}
 				if (m == MarkBetter || m == MarkWorse) && why != nil {
-					if line := why(runs[base], runs[ri], st.Name); line != "" {
-						h.Why = append(h.Why, names[ri]+": "+line)
-					}
+					h.addWhy(names[ri], htmlColor(ri), names[base], why(runs[base], runs[ri], st.Name))
 				}
 			}
 			h.Values = append(h.Values, hv)
@@ -185,7 +185,7 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 // figure and the figures whose difference from the base group is significant (q < FDR).
 // groups are in cmp's order (the base first), colors their first runs'.
 func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps []htmlStep,
-	why func(base, group Group, step string, significant bool, test string) string) []htmlHeadline {
+	why func(base, group Group, step string, significant bool, test string) *counters.Why) []htmlHeadline {
 	var runs []Run
 	for _, g := range groups {
 		runs = append(runs, g.Runs...)
@@ -210,9 +210,7 @@ func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps
 							hv.Ratio += " ~"
 						}
 						if c.Significant && c.Q != nil && why != nil {
-							if line := why(groups[0], groups[gi+1], st.Name, true, fmt.Sprintf("%s q = %.3g", fig, *c.Q)); line != "" {
-								h.Why = append(h.Why, c.Group+": "+line)
-							}
+							h.addWhy(c.Group, colors[gi+1], cmp.Base, why(groups[0], groups[gi+1], st.Name, true, fmt.Sprintf("%s q = %.3g", fig, *c.Q)))
 						}
 					}
 					h.Values = append(h.Values, hv)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
+	"github.com/dbperf/dbperf/internal/counters"
 	"github.com/dbperf/dbperf/internal/measure"
 )
 
@@ -44,15 +45,31 @@ func headlineRun(name string, rate, p99 float64) Run {
 		Steps: []archive.StepStatus{{Name: "l.i0", Dir: "l.i0", Complete: true}}}, Steps: []archive.Step{st}}
 }
 
+// fakeWhy is an explanation of l.i0's inserts, 1000 -> 1500 a second: significant, or within
+// the noise.
+func fakeWhy(significant bool) *counters.Why {
+	w := &counters.Why{Step: "l.i0", Op: "insert", BaseRate: 1000, RunRate: 1500, Repeats: [2]int{1, 1},
+		Significant: significant, Test: "per-second noise ±60%"}
+	if significant {
+		w.Test = "per-second noise ±1%"
+		w.Rows = []counters.WhyRow{
+			{Name: "insert/s", Section: counters.SectionThroughput, Base: 1000, Run: 1500, Change: 0.41},
+			{Name: "cpu_us_per_op", Section: counters.SectionCPU, Base: 10, Run: 10, Vital: true},
+			{Name: "x per op", Section: counters.SectionDBMS, Base: 1, Run: 2, Change: 0.69},
+		}
+	}
+	return w
+}
+
 // TestHeadlines: a step's headline has the main figure of each run, the ratio marked by its
 // direction, the other figures that changed, and the why line only for a run whose main
 // figure changed.
 func TestHeadlines(t *testing.T) {
 	runs := []Run{headlineRun("a", 1000, 500), headlineRun("b", 1500, 1000), headlineRun("c", 1010, 500)}
 	asked := map[string]bool{}
-	why := func(base, run Run, step string) string {
+	why := func(base, run Run, step string) *counters.Why {
 		asked[run.Meta.Name] = true
-		return "per op, moved most: x 2x (1 -> 2)"
+		return fakeWhy(true)
 	}
 	hs := headlines(runs, []string{"a", "b", "c"}, 0, []htmlStep{{Name: "l.i0", Anchor: "step-0"}}, why)
 	if len(hs) != 1 {
@@ -66,8 +83,21 @@ func TestHeadlines(t *testing.T) {
 	if len(h.Changed) != 1 || h.Changed[0].Text != "b i_p99 2.00" || h.Changed[0].Class != "worse" {
 		t.Errorf("changed: %+v, want b's i_p99 2.00, worse", h.Changed)
 	}
-	if !asked["b"] || asked["c"] || len(h.Why) != 1 || !strings.HasPrefix(h.Why[0], "b: per op") {
+	if !asked["b"] || asked["c"] || len(h.Why) != 1 || h.Why[0] != "b: per op, moved most: x per op 2x (1 -> 2)" {
 		t.Errorf("why asked for %v: %q", asked, h.Why)
+	}
+	if len(h.Tables) != 1 || h.Tables[0].Run != "b" || h.Tables[0].Base != "a" || len(h.Tables[0].Rows) != 3 {
+		t.Fatalf("tables %+v: want b's against a, 3 rows", h.Tables)
+	}
+	r := h.Tables[0].Rows
+	if r[0].Section != "throughput" || r[1].Section != "CPU per op (µs)" || r[2].Section != "DBMS, ranked by change" ||
+		!r[2].Moved || r[1].Moved || r[2].Ratio != "2x" || r[0].Run != "1500" {
+		t.Errorf("rows %+v: want throughput, CPU, DBMS sections, x per op named by the line", r)
+	}
+	hs = headlines(runs, []string{"a", "b", "c"}, 0, []htmlStep{{Name: "l.i0", Anchor: "step-0"}},
+		func(Run, Run, string) *counters.Why { return fakeWhy(false) })
+	if h := hs[0]; len(h.Tables) != 0 || len(h.Why) != 1 || h.Why[0] != "b: not explained (per-second noise ±60%)" {
+		t.Errorf("a change within the noise: %q, %d tables; want not explained and no table", h.Why, len(h.Tables))
 	}
 }
 
@@ -126,9 +156,9 @@ func TestGroupHeadlines(t *testing.T) {
 	groups := []Group{group("a", 1000, 1010, 990, 1005), group("b", 2000, 2020, 1980, 2010), group("c", 1000, 1300, 800, 1100)}
 	cmp := GroupCompare(groups[0], groups[1:])
 	var tests []string
-	why := func(base, g Group, step string, significant bool, test string) string {
+	why := func(base, g Group, step string, significant bool, test string) *counters.Why {
 		tests = append(tests, g.Path+": "+test)
-		return "per op, moved most: x 2x (1 -> 2)"
+		return fakeWhy(true)
 	}
 	hs := groupHeadlines(cmp, groups, []string{"#1", "#2", "#3"}, []htmlStep{{Name: "l.i0"}}, why)
 	if len(hs) != 1 || len(hs[0].Values) != 3 {
@@ -138,7 +168,8 @@ func TestGroupHeadlines(t *testing.T) {
 	if v[0].Text != "1k" || v[1].Text != "2k" || v[1].Ratio != "2.00×" || v[1].Class != "better" || !strings.HasSuffix(v[2].Ratio, " ~") {
 		t.Errorf("values %+v: want medians 1k, 2k (2.00×, better) and c within the noise", v)
 	}
-	if len(tests) != 1 || !strings.HasPrefix(tests[0], "b: ips q = ") || len(hs[0].Why) != 1 || !strings.HasPrefix(hs[0].Why[0], "b: per op") {
+	if len(tests) != 1 || !strings.HasPrefix(tests[0], "b: ips q = ") || len(hs[0].Why) != 1 || !strings.HasPrefix(hs[0].Why[0], "b: per op") ||
+		len(hs[0].Tables) != 1 || hs[0].Tables[0].Base != "a" {
 		t.Errorf("why asked %q, lines %q: want b's alone, with the compare's q", tests, hs[0].Why)
 	}
 }
@@ -153,7 +184,7 @@ func TestHeadlineGate(t *testing.T) {
 		runs[i].Steps[0].Workload = map[string]any{"met": i == 0, "got": 100.0, "want": 100.0}
 	}
 	asked := false
-	hs := headlines(runs, []string{"a", "b"}, 0, []htmlStep{{Name: "l.i0"}}, func(Run, Run, string) string { asked = true; return "x" })
+	hs := headlines(runs, []string{"a", "b"}, 0, []htmlStep{{Name: "l.i0"}}, func(Run, Run, string) *counters.Why { asked = true; return fakeWhy(true) })
 	if v := hs[0].Values[1]; v.Ratio != NotComparable || v.Class != "nc" || asked {
 		t.Errorf("b missed the gate: %+v, why asked %v; want %s, not comparable", v, asked, NotComparable)
 	}

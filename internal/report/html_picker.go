@@ -29,7 +29,8 @@ type pickerStep struct {
 	Main  []string    `json:"main"` // per entry of Runs, what per op divides by
 	// Default is the counter drawn when the page opens: the one that moved most in the
 	// first stall, else the one whose rate varied most.
-	Default string `json:"default,omitempty"`
+	Default string      `json:"default,omitempty"`
+	XRange  *[2]float64 `json:"xRange,omitempty"` // the step's time axis, as its other charts'
 }
 
 type pickerRun struct {

@@ -57,7 +57,8 @@ func TestPickerData(t *testing.T) {
 	}
 	pk := data.Pickers[0]
 	r := pk.Runs[0]
-	if len(r.Counters) != 2 || r.Counters["db.blks_read"] != "c|2000*5,52000,2000*4" || r.Counters["db.xact_commit"] != "c|1000*10" {
+	if len(r.Counters) != 7 || r.Counters["db.blks_read"] != "c|2000*5,52000,2000*4" || r.Counters["db.xact_commit"] != "c|1000*10" ||
+		r.Counters["locks.waiting"] != "d|1*2,-2,1*2,-2,1*2,-2,1" {
 		t.Errorf("counters: %v", r.Counters)
 	}
 	if r.Ops != "1000*10" || pk.Main[0] != "query" || len(pk.Shade) != 1 || pk.Shade[0].From != 5 || pk.Shade[0].To != 6 {

@@ -117,7 +117,8 @@
       k.appendChild(swatch(data.runs[s.run].color, s.dash));
       // on the throughput chart, the unit tells which axis a line is read on
       var unit = c.kind === "throughput" && Object.keys(c.scales).length > 1 ? " (" + c.scales[s.scale].label + ")" : "";
-      k.appendChild(document.createTextNode(s.label + unit));
+      if (c.kind === "vital") k.title = s.label; // a run's colour: the page's key names it
+      else k.appendChild(document.createTextNode(s.label + unit));
       var v = document.createElement("span");
       v.className = "v";
       k.appendChild(v);
@@ -144,7 +145,7 @@
       var ticks = narrow ? pctTicks.filter(function (t) { return t !== 4; }) : pctTicks; // room for each label
       axes.push({ label: c.xLabel, splits: function () { return ticks; }, values: function (u, vals) { return vals.map(pctLabel); } });
     } else {
-      axes.push({ label: c.xLabel, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : String(+v.toPrecision(4)); }); } });
+      axes.push({ label: c.xLabel || undefined, size: c.xLabel ? undefined : 24, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : String(+v.toPrecision(4)); }); } });
     }
     Object.keys(c.scales).forEach(function (name) {
       var sc = c.scales[name];
@@ -162,12 +163,16 @@
         spanGaps: c.kind !== "overview", points: { show: n <= 40, size: 5 } });
     });
     var values;
+    var small = c.kind === "vital";
+    var timed = c.xRange && c.kind !== "overview" && c.kind !== "percentile";
     var opts = {
-      title: c.title, width: width, height: narrow ? 200 : 230, scales: scales, axes: axes, series: series,
+      title: c.title, width: width, height: small ? (narrow ? 150 : 170) : narrow ? 200 : 230, scales: scales, axes: axes, series: series,
       legend: { show: false },
-      cursor: { drag: { x: true, y: false } },
+      cursor: timed ? { drag: { x: true, y: false }, sync: { key: "t-" + c.step }, bind: { dblclick: function () { return function () { whole(c); return null; }; } } }
+        : { drag: { x: true, y: false } },
       plugins: c.kind === "overview" ? [bandPlugin(c.bands)] : c.shade ? [shadePlugin(c.shade)] : [],
       hooks: {
+        setScale: [function (u, key) { if (key === "x" && timed) follow(u, c.step); }],
         setCursor: [function (u) {
           var idx = u.cursor.idx;
           values.forEach(function (v, i) {
@@ -179,9 +184,32 @@
     };
     var plot = new uPlot(opts, [c.x].concat(c.y), el);
     values = legend(el, c);
-    plots.push({ plot: plot, el: el });
+    if (c.doc) el.title = c.title + ": " + c.doc;
+    plots.push({ plot: plot, el: el, step: timed ? c.step : null });
+    if (timed) plot.setScale("x", { min: c.xRange[0], max: c.xRange[1] });
     if (!into) created.push({ id: c.id, step: c.step, kind: c.kind, title: c.title, series: c.series.map(function (s) { return s.label; }) });
     return plot;
+  }
+
+  // A step's charts over time share one axis: zooming one (a drag) zooms the others to the
+  // same seconds, a double-click resets them all to the step's whole length.
+  var following = false;
+  function whole(c) {
+    plots.forEach(function (p) {
+      if (p.step === c.step && p.plot.root.isConnected) p.plot.setScale("x", { min: c.xRange[0], max: c.xRange[1] });
+    });
+  }
+  function follow(u, step) {
+    if (following) return;
+    following = true;
+    var min = u.scales.x.min, max = u.scales.x.max;
+    plots.forEach(function (p) {
+      if (p.plot === u || p.step !== step || !p.plot.root.isConnected) return;
+      if (p.plot.scales.x.min !== min || p.plot.scales.x.max !== max) {
+        p.plot.setScale("x", { min: min, max: max });
+      }
+    });
+    following = false;
   }
 
   data.charts.forEach(function (c) { build(c); });
@@ -259,7 +287,7 @@
       var x = Object.keys(xs).map(Number).sort(function (a, b) { return a - b; });
       var what = gauge ? "value (a level, not a total)" : perOp ? "per op (" + per.map(function (s) { return s.main; }).filter(function (v, i, a) { return a.indexOf(v) === i; }).join(", ") + ")" : "per second";
       var c = { id: p.id + "-chart", step: p.step, kind: "counter", title: p.step + ": " + name + " " + what,
-        xLabel: "seconds since the step started", scales: { v: { label: gauge ? "value" : perOp ? "per op" : "per second", side: 3 } }, shade: p.shade,
+        xLabel: "seconds since the step started", scales: { v: { label: gauge ? "value" : perOp ? "per op" : "per second", side: 3 } }, shade: p.shade, xRange: p.xRange,
         series: per.map(function (s) { return { label: data.runs[s.run].name + " " + name, what: name, run: s.run, scale: "v" }; }),
         x: x, y: per.map(function (s) { return x.map(function (v) { return s.m[v] == null ? null : s.m[v]; }); }) };
       if (plot) { plot.destroy(); }
