@@ -185,6 +185,7 @@
     var plot = new uPlot(opts, [c.x].concat(c.y), el);
     values = legend(el, c);
     if (c.doc) el.title = c.title + ": " + c.doc;
+    if (!into) el.dbperfPlot = plot; // for tests: the plot's scales and data
     plots.push({ plot: plot, el: el, step: timed ? c.step : null });
     if (timed) plot.setScale("x", { min: c.xRange[0], max: c.xRange[1] });
     if (!into) created.push({ id: c.id, step: c.step, kind: c.kind, title: c.title, series: c.series.map(function (s) { return s.label; }) });
