@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,8 @@ type whyPage struct {
 	Vitals, Drawn         int // step 0's vital-sign charts, those with a canvas
 	Zoomed                int // of step 0's other charts over time, those that followed a zoom
 	Others                int
-	Reset                 bool // a double-click on a vital sign's chart reset step 0's axis
+	Reset                 bool   // a double-click on a vital sign's chart reset step 0's axis
+	XLabel                string // the throughput chart's time axis: its label and ticks, when it has room
 }
 
 // TestWhyPageInChromium opens the report of the archived buffer-pool pair (with compare
@@ -88,6 +90,9 @@ func TestWhyPageInChromium(t *testing.T) {
 		if got.Folded != 2 || got.Rows < 12 {
 			t.Errorf("%d px: %d folded tables, the first with %d rows: want load's and run's, a row per figure", width, got.Folded, got.Rows)
 		}
+		if !strings.Contains(got.XLabel, "seconds since the step started") {
+			t.Errorf("%d px: the throughput chart's axes are labelled %q, without its time axis", width, got.XLabel)
+		}
 		if got.Vitals < 10 || got.Drawn != got.Vitals {
 			t.Errorf("%d px: %d of %d vital-sign charts drawn", width, got.Drawn, got.Vitals)
 		}
@@ -124,6 +129,8 @@ const whyPageJS = `(() => {
 		.map(e => e.dbperfPlot || (e.closest(".picker") || {}).dbperfPlot).filter(p => p && p !== tp);
 	window.whyTest = {tp: tp, others: others, whole: [tp.scales.x.min, tp.scales.x.max], over: vitals[0].querySelector(".u-over")};
 	out.others = others.length;
+	const ax = tp.axes[0]; // uPlot draws axes on the canvas: its layout (_size) says whether the time axis has room
+	out.xLabel = ax._size > 0 ? ax.label + " " + ax._values.join(",") : "";
 	tp.setScale("x", {min: 2, max: 4});
 	return out;
 })()`

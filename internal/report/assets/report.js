@@ -145,7 +145,9 @@
       var ticks = narrow ? pctTicks.filter(function (t) { return t !== 4; }) : pctTicks; // room for each label
       axes.push({ label: c.xLabel, splits: function () { return ticks; }, values: function (u, vals) { return vals.map(pctLabel); } });
     } else {
-      axes.push({ label: c.xLabel || undefined, size: c.xLabel ? undefined : 24, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : String(+v.toPrecision(4)); }); } });
+      var x = { label: c.xLabel, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : String(+v.toPrecision(4)); }); } };
+      if (!c.xLabel) { delete x.label; x.size = 24; } // a vital sign's: the step's other charts name the axis
+      axes.push(x);
     }
     Object.keys(c.scales).forEach(function (name) {
       var sc = c.scales[name];
