@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,6 +91,11 @@ func (sf *scriptFlags) add(f *pflag.FlagSet, cfg *script.Config) {
 	f.IntVar(&cfg.Scale, "scale", cfg.Scale, "scale of the init step (pgbench -s: 100,000 accounts each); :scale of your scripts")
 	f.StringArrayVar(&sf.defines, "define", nil, "set a variable, NAME=VALUE (pgbench -D; repeat for several)")
 	f.BoolVar(&cfg.NoVacuum, "no-vacuum", false, "built-in scripts: do not vacuum and empty pgbench_history before a run (pgbench -n)")
+	f.BoolVarP(&cfg.ConnectEach, "connect-per-transaction", "C", false, "a new connection for each transaction (pgbench -C); in a closed loop timed as its own op type, connect")
+	f.StringVar(&cfg.Init.Steps, "init-steps", cfg.Init.Steps, "the init step's steps, pgbench -I: d drop, t create tables, g/G generate client/server side, v vacuum, p primary keys, f foreign keys")
+	f.IntVar(&cfg.Init.Fillfactor, "fillfactor", cfg.Init.Fillfactor, "init: fillfactor of pgbench_accounts, _tellers, _branches, 10 to 100 (pgbench -F; PostgreSQL)")
+	f.IntVar(&cfg.Init.Partitions, "partitions", 0, "init: split pgbench_accounts into this many partitions (pgbench --partitions; PostgreSQL)")
+	f.StringVar(&cfg.Init.PartitionMethod, "partition-method", "", "init: range or hash, with --partitions (default range)")
 	f.StringArrayVar(&sf.checks, "check", nil, "after each run step, 'SQL = VALUE': the query's first value must equal VALUE (repeat for several)")
 }
 
@@ -110,6 +116,9 @@ func (sf *scriptFlags) apply(c *cobra.Command, cfg *script.Config, steps []strin
 		cfg.Checks = append(cfg.Checks, ck)
 	}
 	cfg.Defines = sf.defines
+	if c.Flags().Changed("init-steps") && strings.TrimSpace(cfg.Init.Steps) == "" {
+		return errors.New("--init-steps has no step: give pgbench's letters, e.g. dtgvp (pgbench.c:5226-5227)")
+	}
 	if sf.seconds > 0 {
 		cfg.Duration = time.Duration(sf.seconds * float64(time.Second))
 		if !c.Flags().Changed("transactions") {
@@ -196,7 +205,7 @@ func (sf *scriptFlags) checkSLAs(cfg script.Config) error {
 		}
 		scripts = append(scripts, sc)
 	}
-	ops, _, _ := script.Ops(scripts, cfg.PerStatement)
+	ops, _, _ := script.Ops(scripts, cfg.PerStatement, cfg.ConnectEach)
 	return output.checkOps(script.Name, ops)
 }
 

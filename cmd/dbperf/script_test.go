@@ -61,3 +61,37 @@ func TestScriptCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptInitFlags: pgbench's init options and -C reach the run (run.json's settings record
+// them) or are refused in one sentence: outside the init step, off PostgreSQL, out of range.
+func TestScriptInitFlags(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "run", "script", "--builtin", "tpcb-like", "--steps", "init", "--init-steps", "dt g", "--quiet", "--out", "i")
+	if r.code != 0 || !strings.Contains(r.stdout, "check: the database holds") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "i", "run.json"))
+	if err != nil || !strings.Contains(string(b), `"init_steps": "dtg"`) || !strings.Contains(string(b), `"connect_per_transaction": false`) ||
+		!strings.Contains(string(b), `"fillfactor": 100`) {
+		t.Errorf("run.json's settings: %v\n%s", err, b)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fillfactor", "90"}, "--fillfactor is PostgreSQL's table storage parameter; sqlite has none"},
+		{[]string{"--fillfactor", "5"}, "--fillfactor must be 10 to 100"},
+		{[]string{"--partitions", "2"}, "run on PostgreSQL only, not sqlite"},
+		{[]string{"--partition-method", "hash"}, "--partition-method needs --partitions greater than 0"},
+		{[]string{"--init-steps", ""}, "--init-steps has no step"},
+		{[]string{"--init-steps", "dtq"}, "unknown step 'q'"},
+		{[]string{"--init-steps", "dtG"}, "which sqlite does not have: use g"},
+		{[]string{"--init-steps", "dt", "--steps", "run"}, "add init to --steps"},
+		{[]string{"-C"}, "--connect-per-transaction runs on PostgreSQL only"},
+	} {
+		args := append([]string{"run", "script", "--builtin", "tpcb-like", "--transactions", "2"}, c.args...)
+		if r := run(t, t.TempDir(), args...); r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ type Bench struct {
 	ops     []measure.OpType
 	stmtOp  [][]measure.Op // per script, per SQL command: its op type (per-statement mode)
 	failed  measure.Op     // transactions that failed after their last try
+	connect measure.Op     // with ConnectEach in a closed loop: each transaction's new connection
 
 	runs     int // run steps planned so far: each gets its own random streams
 	scale    int64
@@ -38,6 +39,12 @@ var _ workload.Workload = (*Bench)(nil)
 func New(cfg Config, store Store) (*Bench, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if err := cfg.Init.forDialect(store.Dialect()); err != nil {
+		return nil, err
+	}
+	if cfg.ConnectEach && store.Dialect() != "postgres" {
+		return nil, fmt.Errorf("--connect-per-transaction runs on PostgreSQL only: %s connections come from database/sql's pool, which may hand back one already open rather than a new one", store.Dialect())
 	}
 	b := &Bench{cfg: cfg, store: store, syms: NewSymbols(), builtins: map[string]bool{}, scale: int64(cfg.Scale)}
 	for _, src := range cfg.Sources {
@@ -63,13 +70,14 @@ func New(cfg Config, store Store) (*Bench, error) {
 		n, _, _ := strings.Cut(d, "=")
 		b.syms.Slot(n)
 	}
-	b.ops, b.stmtOp, b.failed = Ops(b.scripts, cfg.PerStatement)
+	b.ops, b.stmtOp, b.failed = Ops(b.scripts, cfg.PerStatement, cfg.ConnectEach)
+	b.connect = b.failed + 1
 	return b, nil
 }
 
 // Ops are the op types: one per script (or per SQL command with perStatement, named
-// SCRIPT.N from 1), then "failed".
-func Ops(scripts []*Script, perStatement bool) (ops []measure.OpType, stmtOp [][]measure.Op, failed measure.Op) {
+// SCRIPT.N from 1), then "failed", then with connect (pgbench -C) "connect".
+func Ops(scripts []*Script, perStatement, connect bool) (ops []measure.OpType, stmtOp [][]measure.Op, failed measure.Op) {
 	for _, s := range scripts {
 		var per []measure.Op
 		if !perStatement {
@@ -83,11 +91,18 @@ func Ops(scripts []*Script, perStatement bool) (ops []measure.OpType, stmtOp [][
 		stmtOp = append(stmtOp, per)
 	}
 	ops = append(ops, measure.OpType{Name: FailedOp, Unit: "transactions", Abbrev: "fail"})
-	return ops, stmtOp, measure.Op(len(ops) - 1)
+	failed = measure.Op(len(ops) - 1)
+	if connect {
+		ops = append(ops, measure.OpType{Name: ConnectOp, Unit: "connections", Abbrev: "conn"})
+	}
+	return ops, stmtOp, failed
 }
 
 // FailedOp is the op type of transactions that failed after their last try.
 const FailedOp = "failed"
+
+// ConnectOp is the op type of the connections --connect-per-transaction opens in a closed loop.
+const ConnectOp = "connect"
 
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []string { return b.cfg.Steps }
@@ -110,6 +125,8 @@ func (b *Bench) Settings() map[string]any {
 		"per_statement": b.cfg.PerStatement, "max_tries": b.cfg.MaxTries, "scale": b.cfg.Scale,
 		"defines": b.cfg.Defines, "no_vacuum": b.cfg.NoVacuum, "steps": b.cfg.Steps,
 		"arrival": b.cfg.Arrival.String(), "random_seed": b.cfg.Seed,
+		"connect_per_transaction": b.cfg.ConnectEach, "init_steps": b.cfg.Init.steps(),
+		"fillfactor": b.cfg.Init.Fillfactor, "partitions": b.cfg.Init.Partitions, "partition_method": b.cfg.Init.method(),
 	}
 }
 
@@ -156,7 +173,7 @@ func (b *Bench) planRun(ctx context.Context) (*workload.StepPlan, error) {
 		return nil, err
 	}
 	plan := &workload.StepPlan{Main: 0, Progress: 0, Write: workload.None, Read: workload.None}
-	for o := range b.ops[:len(b.ops)-1] {
+	for o := range b.ops[:b.failed] {
 		plan.PerOp = append(plan.PerOp, measure.Op(o))
 	}
 	s := &plan.Step
@@ -165,7 +182,9 @@ func (b *Bench) planRun(ctx context.Context) (*workload.StepPlan, error) {
 	closeAll := func() error {
 		var errs []error
 		for _, c := range clients {
-			errs = append(errs, c.conn.Close())
+			if c.conn != nil {
+				errs = append(errs, c.conn.Close())
+			}
 		}
 		return errors.Join(errs...)
 	}
@@ -203,7 +222,7 @@ func (b *Bench) RateOps(step string) []string {
 		return nil
 	}
 	var names []string
-	for _, o := range b.ops[:len(b.ops)-1] {
+	for _, o := range b.ops[:b.failed] {
 		names = append(names, o.Name)
 	}
 	return names

@@ -65,16 +65,6 @@ func BuiltinText(name, dialect string) (full, text string, err error) {
 	return found[0], text, nil
 }
 
-// tables are pgbench's tables (pgbench.c:4849-4925), history first as pgbench creates them.
-// MySQL and SQLite get their primary keys with the table; PostgreSQL after the load, as
-// pgbench's p step.
-var tables = []struct{ name, cols, pk string }{
-	{"pgbench_history", "tid int,bid int,aid int,delta int,mtime timestamp,filler char(22)", ""},
-	{"pgbench_tellers", "tid int not null,bid int,tbalance int,filler char(84)", "tid"},
-	{"pgbench_accounts", "aid int not null,bid int,abalance int,filler char(84)", "aid"},
-	{"pgbench_branches", "bid int not null,bbalance int,filler char(88)", "bid"},
-}
-
 // Accounts, tellers per branch (pgbench.c:258-262).
 const (
 	accountsPerBranch = 100000
@@ -82,50 +72,6 @@ const (
 	// scale32Bit is SCALE_32BIT_THRESHOLD: from it aid is a bigint.
 	scale32Bit = 20000
 )
-
-// createSQL is the d and t steps for a dialect.
-func createSQL(dialect string, scale int) []string {
-	out := []string{"DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}
-	if dialect == "sqlite" { // one table per DROP
-		out = []string{"DROP TABLE IF EXISTS pgbench_accounts", "DROP TABLE IF EXISTS pgbench_branches",
-			"DROP TABLE IF EXISTS pgbench_history", "DROP TABLE IF EXISTS pgbench_tellers"}
-	}
-	for _, t := range tables {
-		cols := t.cols
-		if scale >= scale32Bit {
-			cols = strings.Replace(cols, "aid int", "aid bigint", 1)
-		}
-		q := "CREATE TABLE " + t.name + "(" + cols
-		switch {
-		case dialect != "postgres" && t.pk != "":
-			q += ", PRIMARY KEY (" + t.pk + "))"
-		case dialect == "postgres" && t.pk != "":
-			q += ") WITH (fillfactor=100)"
-		default:
-			q += ")"
-		}
-		out = append(out, q)
-	}
-	return out
-}
-
-// finishSQL is the v and p steps (vacuum analyze, then primary keys on PostgreSQL).
-func finishSQL(dialect string) []string {
-	switch dialect {
-	case "postgres":
-		var out []string
-		for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
-			out = append(out, "VACUUM ANALYZE "+t)
-		}
-		for _, t := range tables[1:] {
-			out = append(out, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pk+")")
-		}
-		return out
-	case "mysql":
-		return []string{"ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"}
-	}
-	return []string{"ANALYZE"}
-}
 
 // beforeRunSQL is what pgbench does before a run unless -n (pgbench.c:7283-7297): vacuum the
 // small tables and empty the history.

@@ -89,10 +89,12 @@ type client struct {
 	cur, pc int // the transaction's script and next command
 	saved   PRNG
 	inTxn   bool // within a transaction (per-statement mode: across calls)
-	tries   int
-	st      Stats
-	b       *Bench
-	id      int
+	// reconnect: the next transaction needs a new connection (--connect-per-transaction).
+	reconnect bool
+	tries     int
+	st        Stats
+	b         *Bench
+	id        int
 }
 
 // Stats are a client's transaction counts, as pgbench's summary has them.
@@ -103,6 +105,10 @@ type Stats struct {
 	Deadlock      int64
 	Retried       int64 // transactions retried at least once
 	Retries       int64 // retries in all
+	// Connections opened by --connect-per-transaction, and the time spent closing the last
+	// and opening each (pgbench's conn_duration: pgbench.c:3680-3697, 4268-4276).
+	Connections int64
+	ConnectTime time.Duration
 }
 
 func (s *Stats) add(o Stats) {
@@ -112,6 +118,35 @@ func (s *Stats) add(o Stats) {
 	s.Deadlock += o.Deadlock
 	s.Retried += o.Retried
 	s.Retries += o.Retries
+	s.Connections += o.Connections
+	s.ConnectTime += o.ConnectTime
+}
+
+// sub is s less an earlier count of the same client.
+func (s Stats) sub(o Stats) Stats {
+	return Stats{Transactions: s.Transactions - o.Transactions, Failed: s.Failed - o.Failed,
+		Serialization: s.Serialization - o.Serialization, Deadlock: s.Deadlock - o.Deadlock,
+		Retried: s.Retried - o.Retried, Retries: s.Retries - o.Retries,
+		Connections: s.Connections - o.Connections, ConnectTime: s.ConnectTime - o.ConnectTime}
+}
+
+// connect closes the client's connection, if any, and opens a new one: pgbench -C before each
+// transaction, whose retries keep it (pgbench.c:3675-3701, 4185-4209). A connection that
+// fails aborts the client, as pgbench's (3683-3692), so the step ends.
+func (c *client) connect(ctx context.Context) error {
+	start := time.Now()
+	if c.conn != nil {
+		_ = c.conn.Close() // as pgbench's finishCon, which reports nothing
+		c.conn = nil
+	}
+	conn, err := c.b.store.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: client %d could not open its next connection (--connect-per-transaction): %w", ErrAbort, c.id, err)
+	}
+	c.conn, c.reconnect = conn, false
+	c.st.Connections++
+	c.st.ConnectTime += time.Since(start)
+	return nil
 }
 
 // chooseScript is pgbench's chooseScript (pgbench.c:3062-3078): a weighted draw.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,10 +43,13 @@ type Config struct {
 	Scale        int           // pgbench -s: init's size and :scale of user scripts; 1
 	Defines      []string      // pgbench -D NAME=VALUE, in order
 	NoVacuum     bool          // pgbench -n: no vacuum and truncate of history before a run
-	Checks       []Check
-	Steps        []string
-	Seed         uint64 // the base of every random stream, pgbench's --random-seed
-	Arrival      workload.Arrival
+	// ConnectEach is pgbench -C: each transaction on a new connection (client.go, connect).
+	ConnectEach bool
+	Init        InitOptions // pgbench -i's options for the init step (initsteps.go)
+	Checks      []Check
+	Steps       []string
+	Seed        uint64 // the base of every random stream, pgbench's --random-seed
+	Arrival     workload.Arrival
 	// Sleep, if set, replaces the context-aware sleep of \sleep (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Shard and Shards: this process runs share Shard of Shards of the run (shard.go); 0 and
@@ -55,7 +59,8 @@ type Config struct {
 
 // DefaultConfig is pgbench's defaults, with 10 transactions per client (-t 10).
 func DefaultConfig() Config {
-	return Config{Clients: 1, Transactions: 10, MaxTries: 1, Scale: 1, Steps: []string{StepRun}}
+	return Config{Clients: 1, Transactions: 10, MaxTries: 1, Scale: 1, Steps: []string{StepRun},
+		Init: InitOptions{Steps: DefaultInitSteps, Fillfactor: 100}}
 }
 
 // Builtin tells whether any script is a built-in one (they need pgbench's tables).
@@ -68,8 +73,10 @@ func (c *Config) Builtin() bool {
 	return false
 }
 
-// Validate reports every problem at once.
+// Validate fills the init options' defaults (a zero InitOptions is pgbench's) and reports
+// every problem at once.
 func (c *Config) Validate() error {
+	c.Init.ensureDefaults()
 	var errs []error
 	if len(c.Sources) == 0 {
 		errs = append(errs, errors.New("give a script: --file FILE or --builtin NAME"))
@@ -114,6 +121,10 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Steps) == 0 {
 		errs = append(errs, errors.New("give at least one step"))
+	}
+	errs = append(errs, c.Init.validate()...)
+	if def := DefaultConfig().Init; c.Init != def && !slices.Contains(c.Steps, StepInit) {
+		errs = append(errs, errors.New("--init-steps, --fillfactor, --partitions and --partition-method are the init step's options: add init to --steps (pgbench refuses them without -i too)"))
 	}
 	if c.PerStatement && c.Arrival.Open() {
 		errs = append(errs, errors.New("--per-statement times each SQL command as its own operation, which an open-loop arrival cannot schedule: use a closed loop"))

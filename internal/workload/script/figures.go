@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/measure"
@@ -15,13 +16,14 @@ import (
 const (
 	keyTPS    = "tps"
 	keyFailed = "failed"
+	keyConnMS = "connection_time_ms"
 )
 
 // Figures implements workload.Workload: the scripts' op types (which depend on the scripts, so
 // the declaration is in run.json, not registered by name), the load's, and the columns.
 func (b *Bench) Figures() archive.Figures {
 	f := Declaration(b.ops)
-	f.InsertPatterns = InsertPatterns(b.cfg.Steps, b.store.Dialect())
+	f.InsertPatterns = initInsertPatterns(b.cfg.Steps, b.store.Dialect(), b.cfg.Init.steps())
 	return f
 }
 
@@ -31,16 +33,17 @@ func (b *Bench) Figures() archive.Figures {
 // after the load as pgbench does. The run step declares none: the built-in scripts insert only
 // into pgbench_history, which has no index, and a user's script inserts what it says.
 func InsertPatterns(steps []string, dialect string) []archive.InsertPattern {
-	if !slices.Contains(steps, StepInit) || dialect == "postgres" {
+	return initInsertPatterns(steps, dialect, DefaultInitSteps)
+}
+
+// initInsertPatterns is InsertPatterns for --init-steps: rows are loaded only by g or G, and
+// on PostgreSQL into the key only when p comes before the first of them (e.g. dtpgv).
+func initInsertPatterns(steps []string, dialect, initSteps string) []archive.InsertPattern {
+	load := strings.IndexAny(initSteps, "gG")
+	if !slices.Contains(steps, StepInit) || load < 0 || dialect == "postgres" && !strings.Contains(initSteps[:load], "p") {
 		return nil
 	}
 	return []archive.InsertPattern{archive.NewInsertPattern(StepInit, "pgbench_accounts", "pk", archive.Ascending(1, true))}
-}
-
-// initOps are the init step's op types: accounts rows loaded, and the vacuum and primary keys.
-var initOps = []measure.OpType{
-	{Name: "load_accounts", Unit: "rows", Abbrev: "la"},
-	{Name: "finish", Unit: "steps", Abbrev: "fin"},
 }
 
 // Declaration is the workload's declaration for the given run-step op types: the run step's
@@ -55,6 +58,11 @@ func Declaration(ops []measure.OpType) archive.Figures {
 		archive.Column{Name: "laps", Op: initOps[0].Name, Stat: archive.StatPerSec, Better: hi, Summary: true, Compare: true,
 			Help: "pgbench_accounts rows loaded a second by the init step"})
 	for _, o := range ops {
+		if o.Name == ConnectOp {
+			f.Columns = append(f.Columns, archive.Column{Name: "conn_ms", Key: keyConnMS, Format: "%.3f", Better: lo, Summary: true, Compare: true,
+				Help: "average ms to close a transaction's connection and open the next (--connect-per-transaction; pgbench's average connection time)"})
+			continue
+		}
 		if o.Name == FailedOp {
 			f.Columns = append(f.Columns, archive.Column{Name: "failed", Key: keyFailed, Better: lo, Summary: true, Compare: true, Headline: true,
 				Help: "transactions that failed after their last try (serialization or deadlock)"})
@@ -66,7 +74,7 @@ func Declaration(ops []measure.OpType) archive.Figures {
 			archive.Column{Name: o.Name + "_p99.9", Op: o.Name, Stat: archive.StatP999, Better: lo, Compare: true})
 	}
 	// What the clients did, which a sharded run's merge adds up (tps too: each shard's is its share).
-	f.Sums = []string{keyTPS, "transactions", keyFailed, "serialization_failures", "deadlock_failures", "retried", "retries"}
+	f.Sums = []string{keyTPS, "transactions", keyFailed, "serialization_failures", "deadlock_failures", "retried", "retries", "connections"}
 	return f
 }
 
@@ -85,6 +93,10 @@ func (b *Bench) runFigures(clients []*client, warm *warmAside, res runner.Result
 		keyTPS: measure.Round(float64(st.Transactions)/secs, 1), "transactions": st.Transactions,
 		keyFailed: st.Failed, "serialization_failures": st.Serialization, "deadlock_failures": st.Deadlock,
 		"retried": st.Retried, "retries": st.Retries, "scale": b.scale, "query_mode": b.cfg.Mode.String(),
+	}
+	if b.cfg.ConnectEach { // pgbench's "average connection time" (pgbench.c:6480-6483)
+		f["connections"] = st.Connections
+		f[keyConnMS] = measure.Round(st.ConnectTime.Seconds()*1e3/float64(max(st.Connections, 1)), 3)
 	}
 	var warn []string
 	if tot := st.Transactions + st.Failed; st.Failed > 0 && tot > 0 {

@@ -34,12 +34,15 @@ func (b *Bench) clients(ctx context.Context) ([]*client, error) {
 		if i < lo || i >= hi {
 			continue
 		}
-		conn, err := b.store.Connect(ctx)
-		if err != nil {
-			return out, err
-		}
-		c := &client{scripts: b.scripts, conn: conn, mode: b.cfg.Mode, b: b, id: i, sleep: b.cfg.Sleep,
+		c := &client{scripts: b.scripts, mode: b.cfg.Mode, b: b, id: i, sleep: b.cfg.Sleep, reconnect: b.cfg.ConnectEach,
 			env: Env{Vars: make([]Var, b.syms.Len()), Syms: b.syms, RNG: rng}}
+		if !b.cfg.ConnectEach { // pgbench -C opens none before the run (pgbench.c:7465-7477)
+			conn, err := b.store.Connect(ctx)
+			if err != nil {
+				return out, err
+			}
+			c.conn = conn
+		}
 		if c.sleep == nil {
 			c.sleep = sleepCtx
 		}
@@ -118,9 +121,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // addClients adds the clients to the step: through the run's arrival process, or, with
-// --per-statement (closed loop only), as workers that stop after their transactions.
+// --per-statement or --connect-per-transaction in a closed loop (where some operations are not
+// transactions), as workers that stop after their transactions.
 func (b *Bench) addClients(s *runner.Step, clients []*client, warm *warmAside) error {
-	if !b.cfg.PerStatement {
+	if !b.cfg.PerStatement && !(b.cfg.ConnectEach && !b.cfg.Arrival.Open()) {
 		dos := make([]runner.DoFunc, len(clients))
 		for i, c := range clients {
 			dos[i] = warm.wrap(i, c)
@@ -165,6 +169,14 @@ func closedIf(limited bool, stop <-chan struct{}) <-chan struct{} {
 func (c *client) do(ctx context.Context, _ int) (measure.Op, int64, error) {
 	per := c.b.cfg.PerStatement
 	if !c.inTxn {
+		if c.reconnect {
+			if !c.b.cfg.Arrival.Open() { // its own operation, out of the transaction's latency
+				return c.b.connect, 1, c.connect(ctx)
+			}
+			if err := c.connect(ctx); err != nil { // inside it, from the intended start, as pgbench -R
+				return measure.Op(c.cur), 0, err
+			}
+		}
 		c.begin()
 	}
 	want := -1 // after a retry in per-statement mode: the command this call is for
@@ -179,7 +191,7 @@ func (c *client) do(ctx context.Context, _ int) (measure.Op, int64, error) {
 		}
 		if err == nil {
 			if done {
-				c.inTxn = false
+				c.inTxn, c.reconnect = false, c.b.cfg.ConnectEach
 				c.st.Transactions++
 				if c.tries > 1 {
 					c.st.Retried++
@@ -212,7 +224,7 @@ func (c *client) do(ctx context.Context, _ int) (measure.Op, int64, error) {
 			c.pc, want = 0, n
 			continue
 		}
-		c.inTxn = false
+		c.inTxn, c.reconnect = false, c.b.cfg.ConnectEach
 		c.st.Failed++
 		if c.tries > 1 {
 			c.st.Retried++

@@ -42,10 +42,21 @@ func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
 	return nil, nil
 }
 
+// verifyInit checks what the last of the init steps' d, t, g and G left: pgbench's rows for the
+// scale (g, G), empty tables (t), and on PostgreSQL, after t, the fillfactor of each table that
+// takes it and the partitions of pgbench_accounts.
 func (b *Bench) verifyInit(ctx context.Context) ([]string, error) {
+	steps := b.cfg.Init.steps()
+	last := strings.LastIndexAny(steps, "dtgG")
+	if last < 0 || steps[last] == 'd' {
+		return nil, fmt.Errorf("%w: the init steps %q leave no tables of pgbench's to count", workload.ErrNothingToCheck, steps)
+	}
 	scale := int64(b.cfg.Scale)
 	want := map[string]int64{"pgbench_branches": scale, "pgbench_tellers": scale * tellersPerBranch,
 		"pgbench_accounts": scale * accountsPerBranch, "pgbench_history": 0}
+	if steps[last] == 't' {
+		want = map[string]int64{}
+	}
 	var probs []string
 	for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
 		row, err := b.store.QueryRow(ctx, "SELECT count(*), coalesce(sum(0), 0) FROM "+t)
@@ -55,6 +66,35 @@ func (b *Bench) verifyInit(ctx context.Context) ([]string, error) {
 		if row[0] != fmt.Sprint(want[t]) {
 			probs = append(probs, fmt.Sprintf("%s has %s rows, not %d", t, row[0], want[t]))
 		}
+	}
+	if b.store.Dialect() == "postgres" && strings.Contains(steps, "t") {
+		p, err := b.verifyStorage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		probs = append(probs, p...)
+	}
+	return probs, nil
+}
+
+// verifyStorage checks PostgreSQL's catalog: the tables with --fillfactor (tellers, branches,
+// and accounts or each of its partitions) and the count of pgbench_accounts' partitions.
+func (b *Bench) verifyStorage(ctx context.Context) ([]string, error) {
+	o := b.cfg.Init
+	var probs []string
+	row, err := b.store.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM pg_class WHERE relname LIKE 'pgbench\_%%' AND relkind = 'r' AND reloptions @> ARRAY['fillfactor=%d']`, o.Fillfactor))
+	if err != nil {
+		return nil, err
+	}
+	if want := fmt.Sprint(2 + max(o.Partitions, 1)); row[0] != want {
+		probs = append(probs, fmt.Sprintf("%s of pgbench's tables have fillfactor=%d, not %s", row[0], o.Fillfactor, want))
+	}
+	row, err = b.store.QueryRow(ctx, `SELECT count(*), coalesce(max(p.partstrat), '') FROM pg_inherits i LEFT JOIN pg_partitioned_table p ON p.partrelid = i.inhparent WHERE i.inhparent = 'pgbench_accounts'::regclass`)
+	if err != nil {
+		return nil, err
+	}
+	if row[0] != fmt.Sprint(o.Partitions) || o.Partitions > 0 && row[1] != o.method()[:1] {
+		probs = append(probs, fmt.Sprintf("pgbench_accounts has %s partitions (strategy %q), not %d (%s)", row[0], row[1], o.Partitions, o.method()))
 	}
 	return probs, nil
 }

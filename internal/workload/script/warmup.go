@@ -51,10 +51,7 @@ func (w *warmAside) measured(clients []*client) Stats {
 		if w.mark.Passed(&w.seen[i]) { // nothing done after the warm-up
 			w.at[i] = c.st
 		}
-		a := w.at[i]
-		st.add(Stats{Transactions: c.st.Transactions - a.Transactions, Failed: c.st.Failed - a.Failed,
-			Serialization: c.st.Serialization - a.Serialization, Deadlock: c.st.Deadlock - a.Deadlock,
-			Retried: c.st.Retried - a.Retried, Retries: c.st.Retries - a.Retries})
+		st.add(c.st.sub(w.at[i]))
 	}
 	return st
 }
