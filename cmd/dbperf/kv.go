@@ -79,6 +79,8 @@ func addKVFlags(f *pflag.FlagSet, cfg *kv.Config, cacheMB *int64) {
 	f.BoolVar(&cfg.Sync, "sync", cfg.Sync, "fsync the log at every write (reference: off)")
 	f.BoolVar(&cfg.DisableWAL, "disable-wal", cfg.DisableWAL, "write without a log on every write step (fillseq always does)")
 	f.Float64Var(&cfg.WriterMBps, "writer-mbps", cfg.WriterMBps, "the whilewriting steps' writer, MiB/s of key+value")
+	f.DurationVar(&cfg.WriterBurst, "writer-burst", cfg.WriterBurst,
+		"the writer's puts are released a period at a time, as db_bench's rate limiter; 0: evenly")
 	f.StringVar(&cfg.Setup, "setup", cfg.Setup, "engine setup: byrx (data fits in the engine's cache), byos (in the OS page cache only), iodir (lz4, O_DIRECT where supported)")
 	f.Int64Var(cacheMB, "cache-mb", 0, "engine cache size in MiB (default: the setup's)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed operation before the step fails")

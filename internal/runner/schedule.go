@@ -95,10 +95,15 @@ func Offset(perSec float64, n int64) time.Duration {
 }
 
 // ConstantRate runs PerSec operations a second, spread evenly (not in a burst at the start of each
-// second), for Limit operations (or until Stop when Limit is 0).
+// second), for Limit operations (or until Stop when Limit is 0). Burst > 0 releases them a period
+// at a time instead: every operation whose even offset falls in [k*Burst, (k+1)*Burst) is due at
+// k*Burst, as a token bucket refilled every Burst (RocksDB's GenericRateLimiter, which db_bench's
+// --benchmark_write_rate_limit uses, refills every 100 ms). Each operation's latency still counts
+// from its due time, so the later ones of a burst show the wait behind the earlier ones.
 type ConstantRate struct {
 	PerSec float64
 	Limit  int64
+	Burst  time.Duration
 }
 
 // Next implements Schedule.
@@ -106,7 +111,11 @@ func (c ConstantRate) Next(ctx context.Context, t Tick) (time.Time, bool) {
 	if c.Limit > 0 && t.N >= c.Limit {
 		return time.Time{}, false
 	}
-	due := t.Start.Add(Offset(c.PerSec, t.N))
+	off := Offset(c.PerSec, t.N)
+	if c.Burst > 0 {
+		off = off / c.Burst * c.Burst
+	}
+	due := t.Start.Add(off)
 	slept := time.Until(due) > 0
 	var stop <-chan struct{}
 	if c.Limit <= 0 {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/linxGnu/grocksdb"
@@ -40,7 +41,7 @@ type rocksEngine struct {
 	cf       *grocksdb.ColumnFamilyHandle // the default column family, for the batched MultiGet
 	opts     *grocksdb.Options
 	table    *grocksdb.BlockBasedTableOptions
-	cache    *grocksdb.Cache
+	cache    unsafe.Pointer // the block cache, a rocksdb_cache_t (rocksdb_cache.cc)
 	ro       *grocksdb.ReadOptions
 	wo       *grocksdb.WriteOptions
 	fast     rocksHandles // the C handles of the hot path (rocksdb_fast.go)
@@ -101,16 +102,11 @@ func (e *rocksEngine) setOptions(o Options) (map[string]any, error) {
 	if o.CacheBytes > 0 {
 		cache = o.CacheBytes
 	}
-	co := grocksdb.NewLRUCacheOptions()
-	co.SetCapacity(uint(cache))
-	shards := "RocksDB's default"
+	shards, shardBits := "RocksDB's default", -1
 	if l.CacheShardBits > 0 {
-		co.SetNumShardBits(l.CacheShardBits)
-		shards = strconv.Itoa(1 << l.CacheShardBits)
+		shards, shardBits = strconv.Itoa(1<<l.CacheShardBits), l.CacheShardBits
 	}
-	e.cache = grocksdb.NewLRUCacheWithOptions(co)
-	co.Destroy()
-	table.SetBlockCache(e.cache)
+	e.cache = setLRUCache(table, cache, shardBits)
 	block, bloom := orInt(l.BlockSize, 8<<10), orInt(l.BloomBitsPerKey, 10)
 	table.SetBlockSize(block)
 	table.SetFilterPolicy(grocksdb.NewBloomFilterFull(float64(bloom)))
@@ -139,7 +135,7 @@ func (e *rocksEngine) setOptions(o Options) (map[string]any, error) {
 	opts.SetBytesPerSync(uint64(bytesPerSync))
 	s := map[string]any{
 		"setup": o.Setup, "sync_writes": o.Sync, "disable_wal": o.DisableWAL, "direct_io": o.DirectIO,
-		"block_cache_bytes": cache, "block_cache": "LRU", "block_cache_shards": shards,
+		"block_cache_bytes": cache, "block_cache": "LRU", "block_cache_high_pri_pool_ratio": 0, "block_cache_shards": shards,
 		"write_buffer_size": memtable, "max_background_jobs": jobs, "compression": compression,
 		"block_size": block, "bloom_bits_per_key": bloom, "level_compaction_dynamic_level_bytes": true,
 		"bytes_per_sync": bytesPerSync, "pin_l0_filter_and_index_blocks_in_cache": true,
@@ -216,7 +212,7 @@ func (e *rocksEngine) destroyOptions() {
 	e.opts.Destroy()
 	e.table.Destroy()
 	if e.cache != nil {
-		e.cache.Destroy()
+		destroyCache(e.cache)
 	}
 }
 

@@ -24,6 +24,9 @@ package kvdriver
 #include <string.h>
 #include "rocksdb/c.h"
 
+rocksdb_cache_t* dbperf_lru_cache(size_t capacity, int shard_bits, double high_pri_pool_ratio);
+size_t dbperf_cache_options(rocksdb_cache_t* c, char* buf, size_t cap);
+
 // dbperf_res is every helper's answer, returned by value: an out-parameter for the error would
 // be a pointer to a pointer, which cgo checks on every call.
 typedef struct {
@@ -184,6 +187,8 @@ import (
 	"errors"
 	"sync"
 	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
 )
 
 // rocksHandles are the C handles behind grocksdb's objects. grocksdb v1.7.14 keeps each one as
@@ -210,6 +215,28 @@ func newRocksHandles(e *rocksEngine, perfOff bool) rocksHandles {
 }
 
 func (h *rocksHandles) close() { *h = rocksHandles{} }
+
+// setLRUCache makes the block cache as db_bench does, with no high-priority pool
+// (rocksdb_cache.cc), and sets it on table; destroyCache frees it once the database is closed.
+func setLRUCache(table *grocksdb.BlockBasedTableOptions, capacity int64, shardBits int) unsafe.Pointer {
+	c := C.dbperf_lru_cache(C.size_t(capacity), C.int(shardBits), 0)
+	C.rocksdb_block_based_options_set_block_cache((*C.rocksdb_block_based_table_options_t)(firstField(table)), c)
+	return unsafe.Pointer(c)
+}
+
+func destroyCache(c unsafe.Pointer) { C.rocksdb_cache_destroy((*C.rocksdb_cache_t)(c)) }
+
+// cacheUsage is the bytes the block cache holds.
+func cacheUsage(c unsafe.Pointer) int64 {
+	return int64(C.rocksdb_cache_get_usage((*C.rocksdb_cache_t)(c)))
+}
+
+// cacheOptions is the block cache's own account of its options (Cache::GetPrintableOptions).
+func cacheOptions(c unsafe.Pointer) string {
+	buf := make([]byte, 4096)
+	n := int(C.dbperf_cache_options((*C.rocksdb_cache_t)(c), cbytes(buf), C.size_t(len(buf))))
+	return string(buf[:min(n, len(buf)-1)])
+}
 
 // cgoNoop is one cgo call that does nothing: the transition's own cost.
 func cgoNoop() { C.dbperf_noop() }

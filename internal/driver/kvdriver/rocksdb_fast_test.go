@@ -5,8 +5,44 @@ package kvdriver
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/linxGnu/grocksdb"
 )
+
+// TestRocksBlockCacheAsDBBench: the block cache is the one db_bench makes (the capacity asked,
+// 64 shards, no high-priority pool: --cache_high_pri_pool_ratio 0), not the C API's default
+// (a pool of half the cache), and the table options use it: a read after a flush fills it.
+func TestRocksBlockCacheAsDBBench(t *testing.T) {
+	eng, err := openRocksDB(t.TempDir(), Options{CacheBytes: 16 << 20, LSM: LSM{DBBenchDefaults: true, CacheShardBits: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	e := eng.(*rocksEngine)
+	opts := cacheOptions(e.cache)
+	for _, want := range []string{"capacity : 16777216", "num_shard_bits : 6", "high_pri_pool_ratio: 0.000"} {
+		if !strings.Contains(opts, want) {
+			t.Errorf("the block cache's options lack %q:\n%s", want, opts)
+		}
+	}
+	if err := e.Put([]byte("k"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	fo := grocksdb.NewDefaultFlushOptions()
+	fo.SetWait(true)
+	defer fo.Destroy()
+	if err := e.db.Flush(fo); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := e.Get([]byte("k"), func([]byte) {}); err != nil || !found {
+		t.Fatalf("Get after the flush: %v, %v", found, err)
+	}
+	if usage := cacheUsage(e.cache); usage == 0 {
+		t.Error("the block cache holds nothing after a read from a table: the table options do not use it")
+	}
+}
 
 // TestRocksHandles checks the C handles read out of grocksdb's objects: the property a raw
 // handle reads is the one grocksdb reads, and a value put through one is read through the other.

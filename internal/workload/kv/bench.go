@@ -76,7 +76,7 @@ func (b *Bench) Settings() map[string]any {
 		"compression_ratio": b.cfg.CompressionRatio, "threads": b.cfg.Threads,
 		"step_seconds": b.cfg.StepSeconds, "drain_seconds": b.cfg.DrainSeconds,
 		"distribution": b.cfg.Distribution, "zipfian_constant": zipfTheta, "sync": b.cfg.Sync,
-		"disable_wal": b.cfg.DisableWAL, "writer_mbps": b.cfg.WriterMBps, "setup": b.cfg.Setup,
+		"disable_wal": b.cfg.DisableWAL, "writer_mbps": b.cfg.WriterMBps, "writer_burst": b.cfg.WriterBurst.String(), "setup": b.cfg.Setup,
 		"engine_options": b.cfg.EngineOptions(ReadRandom), "steps": b.cfg.Steps,
 		"arrival": b.cfg.Arrival.String(), "retries": b.cfg.Retries,
 		"scan_length": scanLength, "multiget_batch": multiGetBatch, "revrange_keys": revRangeKeys,

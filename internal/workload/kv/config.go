@@ -59,18 +59,21 @@ type Config struct {
 	Sync             bool    // fsync every write
 	DisableWAL       bool    // write without a log on every write step (fillseq always does)
 	WriterMBps       float64 // the whilewriting writer's rate, MiB/s of key+value
-	Setup            string  // byrx, byos or iodir
-	CacheBytes       int64   // overrides the setup's cache size when > 0
-	Steps            []string
-	Seed             uint64
-	Arrival          workload.Arrival
-	Retries          int
+	// WriterBurst releases the writer's puts a period at a time, as db_bench's rate limiter
+	// refills its tokens every 100 ms; 0 spreads them evenly.
+	WriterBurst time.Duration
+	Setup       string // byrx, byos or iodir
+	CacheBytes  int64  // overrides the setup's cache size when > 0
+	Steps       []string
+	Seed        uint64
+	Arrival     workload.Arrival
+	Retries     int
 }
 
 // DefaultConfig is the small default run: every step in a few seconds each.
 func DefaultConfig() Config {
 	return Config{Keys: 100000, KeySize: 20, ValueSize: 400, CompressionRatio: 0.5, Threads: 4,
-		StepSeconds: 5, DrainSeconds: 5, Distribution: defaultDistribution, WriterMBps: 2,
+		StepSeconds: 5, DrainSeconds: 5, Distribution: defaultDistribution, WriterMBps: 2, WriterBurst: 100 * time.Millisecond,
 		Setup: "byrx", Steps: AllSteps}
 }
 
@@ -98,6 +101,9 @@ func (c Config) Validate() error {
 	}
 	if c.Distribution != defaultDistribution && c.Distribution != zipfianDistribution {
 		bad("--distribution must be uniform or zipfian (got %q)", c.Distribution)
+	}
+	if c.WriterBurst < 0 || c.WriterBurst > time.Second {
+		bad("--writer-burst must be between 0 (puts spread evenly) and 1s (got %v)", c.WriterBurst)
 	}
 	if !(c.WriterMBps > 0) {
 		bad("--writer-mbps must be positive (got %g)", c.WriterMBps)

@@ -336,7 +336,7 @@ func (st *stepState) addWriter() {
 	c := st.newClient(cfg.Threads)
 	st.writers = append(st.writers, c)
 	perSec := cfg.WriterMBps * bytesPerMiB / float64(cfg.KeySize+cfg.ValueSize)
-	st.step.Workers = append(st.step.Workers, runner.Worker{Name: "writer", Schedule: runner.ConstantRate{PerSec: perSec},
+	st.step.Workers = append(st.step.Workers, runner.Worker{Name: "writer", Schedule: runner.ConstantRate{PerSec: perSec, Burst: cfg.WriterBurst},
 		Do: st.afterWarmup(c, st.putOp(st.randomKey)(c))})
 }
 
