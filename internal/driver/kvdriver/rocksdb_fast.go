@@ -185,7 +185,9 @@ import "C"
 
 import (
 	"errors"
+	"math"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -240,6 +242,22 @@ func cacheOptions(c unsafe.Pointer) string {
 
 // cgoNoop is one cgo call that does nothing: the transition's own cost.
 func cgoNoop() { C.dbperf_noop() }
+
+// bindingCallNs is what one call through the binding costs on this machine, now: the least of
+// three batches of 20,000 empty cgo calls, in ns a call. Each Get, Put, MultiGet batch and scan
+// chunk is one such call, so a reader of run.json can set it beside the step's CPU per op.
+func bindingCallNs() float64 {
+	const calls = 20000
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		t0 := time.Now()
+		for range calls {
+			C.dbperf_noop()
+		}
+		best = min(best, time.Since(t0))
+	}
+	return math.Round(float64(best)/calls*10) / 10
+}
 
 // scratch is a client's buffers for one call, pooled: the engine is shared by every client.
 type scratch struct {

@@ -44,6 +44,20 @@ func TestRocksBlockCacheAsDBBench(t *testing.T) {
 	}
 }
 
+// TestRocksBindingCallCost: run.json's engine settings carry the cost of one cgo call, measured
+// at open: positive, and below a microsecond on any machine that runs the tests.
+func TestRocksBindingCallCost(t *testing.T) {
+	eng, err := openRocksDB(t.TempDir(), Options{LSM: LSM{DBBenchDefaults: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ns, ok := eng.Settings()["binding_call_ns"].(float64)
+	if !ok || ns <= 0 || ns >= 1000 {
+		t.Errorf("binding_call_ns = %v, want a cost in ns between 0 and 1000", eng.Settings()["binding_call_ns"])
+	}
+}
+
 // TestRocksHandles checks the C handles read out of grocksdb's objects: the property a raw
 // handle reads is the one grocksdb reads, and a value put through one is read through the other.
 func TestRocksHandles(t *testing.T) {
