@@ -31,18 +31,8 @@ func vitalCharts(step string, si int, names []string, runs []Run, base int, step
 			if s == nil {
 				continue
 			}
-			per := perInterval(s, d, all)
-			t := make([]*float64, len(per))
-			v := make([]*float64, len(per))
-			some := false
-			for i, x := range per {
-				t[i] = &s.TSec[i+1]
-				// a step's short last interval (under half a second) has too few ops for a figure per op
-				if !math.IsNaN(x) && !math.IsInf(x, 0) && s.Seconds(counters.Window{From: i, To: i + 1}) >= 0.5 {
-					x := measure.Round(x, 6)
-					v[i], some, nonzero = &x, true, nonzero || x != 0
-				}
-			}
+			t, v, some, nz := vitalSeries(s, d, all)
+			nonzero = nonzero || nz
 			if some {
 				ts.add(htmlSeries{Label: names[ri], What: d.Name, Run: ri, Scale: "v"}, t, v)
 			}
@@ -131,13 +121,31 @@ func dbmsVitals(s *counters.Step, defs []*counters.Def) []*counters.Def {
 	return out
 }
 
-// perInterval is a definition's value in each interval of the step (NaN where undefined).
-func perInterval(s *counters.Step, d *counters.Def, defs []*counters.Def) []float64 {
-	out := make([]float64, len(s.TSec)-1)
-	for i := range out {
-		out[i] = s.Eval(d.Expr, counters.Window{From: i, To: i + 1}, defs)
+// vitalPoints is about how many points a run's line of a vital sign has at most: a longer
+// step's intervals are joined into windows of a whole number of them (an hour: 6 s), each
+// evaluated exactly over its window, so that the page stays small; the picker keeps every
+// second.
+const vitalPoints = 600
+
+// vitalSeries is a definition's value in each window of the step, at the window's end (nil
+// where undefined, or where the window lasted under half a second, too few ops for a figure
+// per op: a step's short last interval); some: any value, nonzero: any not 0.
+func vitalSeries(s *counters.Step, d *counters.Def, defs []*counters.Def) (t, v []*float64, some, nonzero bool) {
+	n := len(s.TSec) - 1
+	bin := max(1, (n+vitalPoints-1)/vitalPoints)
+	for from := 0; from < n; from += bin {
+		w := counters.Window{From: from, To: min(from+bin, n)}
+		t = append(t, &s.TSec[w.To])
+		x := s.Eval(d.Expr, w, defs)
+		if math.IsNaN(x) || math.IsInf(x, 0) || s.Seconds(w) < 0.5 {
+			v = append(v, nil)
+			continue
+		}
+		x = measure.Round(x, 6)
+		v = append(v, &x)
+		some, nonzero = true, nonzero || x != 0
 	}
-	return out
+	return t, v, some, nonzero
 }
 
 // variation is how much a series varies: (max - min) / median of its defined values, 0 when

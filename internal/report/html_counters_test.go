@@ -14,7 +14,10 @@ import (
 
 // counterRun writes a PostgreSQL run of one 10-second step whose blocks read jump in its 6th
 // second, a stall there.
-func counterRun(t *testing.T) string {
+func counterRun(t *testing.T) string { return counterRunOf(t, 10) }
+
+// counterRunOf is counterRun's step lasting n seconds.
+func counterRunOf(t *testing.T, n int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	meta := archive.Run{Name: "r", Workload: "insert", Target: archive.Target{Kind: "postgres", Engine: "PostgreSQL"},
@@ -30,7 +33,7 @@ func counterRun(t *testing.T) string {
 	c, _ := w.Counters()
 	reads := 0.0
 	iv := "t_sec,unix_ms,interval_sec,query_per_sec,query_total,query_errors,query_p99_us,query_max_us\n"
-	for i := 0; i <= 10; i++ {
+	for i := 0; i <= n; i++ {
 		reads += 2000
 		if i == 6 {
 			reads += 50000
@@ -48,7 +51,7 @@ func counterRun(t *testing.T) string {
 			iv += fmt.Sprintf("%d.000,0,1.000,1000,%d,0,1,1\n", i, 1000*i)
 		}
 	}
-	if err := w.Finish(archive.Step{Step: "qr100", Complete: true, Seconds: 10, Stalls: &measure.Stalls{Count: 1, At: []float64{6}}}); err != nil {
+	if err := w.Finish(archive.Step{Step: "qr100", Complete: true, Seconds: float64(n), Stalls: &measure.Stalls{Count: 1, At: []float64{6}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "qr100", "intervals.csv"), []byte(iv), 0o644); err != nil {
@@ -116,4 +119,34 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestVitalChartsLongStep: a step of 1500 seconds is drawn in 500 windows of 3 s, each
+// evaluated over its window: blocks read per op 2, and 18.67 in the window of the 52,000-block
+// second (56,000 blocks over 3,000 queries).
+func TestVitalChartsLongStep(t *testing.T) {
+	runs, err := Load([]string{counterRunOf(t, 1500)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := counterSteps(runs, "qr100")
+	charts, _ := vitalCharts("qr100", 0, []string{"r"}, runs, 0, steps)
+	var c *htmlChart
+	for _, ch := range charts {
+		if ch.Title == "blks_read_per_op" {
+			c = ch
+		}
+	}
+	if c == nil || len(c.X) != 500 || c.X[0] != 3 || c.X[499] != 1500 {
+		t.Fatalf("blks_read_per_op: %+v", c)
+	}
+	for i, x := range c.X {
+		want := 2.0
+		if x == 6 {
+			want = 18.666667
+		}
+		if y := c.Y[0][i]; y == nil || *y != want {
+			t.Errorf("window ending at %v s: %v, want %v", x, y, want)
+		}
+	}
 }
