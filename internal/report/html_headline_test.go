@@ -56,6 +56,7 @@ func fakeWhy(significant bool) *counters.Why {
 			{Name: "insert/s", Section: counters.SectionThroughput, Base: 1000, Run: 1500, Change: 0.41},
 			{Name: "cpu_us_per_op", Section: counters.SectionCPU, Base: 10, Run: 10, Vital: true},
 			{Name: "x per op", Section: counters.SectionDBMS, Base: 1, Run: 2, Change: 0.69},
+			{Name: "y per op", Section: counters.SectionDBMS, Base: 1, Run: 3, Change: 1.1, InNoise: true},
 		}
 	}
 	return w
@@ -86,13 +87,16 @@ func TestHeadlines(t *testing.T) {
 	if !asked["b"] || asked["c"] || len(h.Why) != 1 || h.Why[0] != "b: per op, moved most: x per op 2x (1 -> 2)" {
 		t.Errorf("why asked for %v: %q", asked, h.Why)
 	}
-	if len(h.Tables) != 1 || h.Tables[0].Run != "b" || h.Tables[0].Base != "a" || len(h.Tables[0].Rows) != 3 {
-		t.Fatalf("tables %+v: want b's against a, 3 rows", h.Tables)
+	if len(h.Tables) != 1 || h.Tables[0].Run != "b" || h.Tables[0].Base != "a" || len(h.Tables[0].Rows) != 4 {
+		t.Fatalf("tables %+v: want b's against a, 4 rows", h.Tables)
 	}
 	r := h.Tables[0].Rows
 	if r[0].Section != "throughput" || r[1].Section != "CPU per op (µs)" || r[2].Section != "DBMS, ranked by change" ||
 		!r[2].Moved || r[1].Moved || r[2].Ratio != "2x" || r[0].Run != "1500" {
 		t.Errorf("rows %+v: want throughput, CPU, DBMS sections, x per op named by the line", r)
+	}
+	if r[3].Section != "" || r[3].Moved || r[3].Ratio != "3x ~" || !r[3].InNoise {
+		t.Errorf("a change within the repeats' spread: %+v, want 3x ~, not named", r[3])
 	}
 	hs = headlines(runs, []string{"a", "b", "c"}, 0, []htmlStep{{Name: "l.i0", Anchor: "step-0"}},
 		func(Run, Run, string) *counters.Why { return fakeWhy(false) })

@@ -138,3 +138,59 @@ func TestStallTables(t *testing.T) {
 	}
 	check("summary.json's", "checkpointer.write_time", "from 0", false)
 }
+
+// TestWhyGroupTables: the report of two run groups (the buffer-pool pair, 3 repeats each)
+// has, under the headline of a step whose median rate differs significantly, the table
+// counters.ExplainGroups ranks for it, in its order and with its verdicts on the repeats'
+// spread (marked "~": TestHeadlines checks the mark); and
+// the stalls of its repeats with the counters summary.json names for them.
+func TestWhyGroupTables(t *testing.T) {
+	groups, ok, err := LoadGroups([]string{"testdata/why/g-256M", "testdata/why/g-16M"})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	var o HTMLOptions
+	o.Explain(counters.Vitals())
+	var buf bytes.Buffer
+	if err := HTMLGroups(&buf, groups, 0, o); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	runs := append(append([]Run(nil), groups[0].Runs...), groups[1].Runs...)
+	p, err := buildHTMLPage(runs, 0, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp := GroupCompare(groups[0], groups[1:])
+	hs := groupHeadlines(cmp, groups, []string{"#1", "#2"}, p.Steps, o.WhyGroup)
+	explained := 0
+	for _, h := range hs {
+		for _, tbl := range h.Tables {
+			explained++
+			w := counters.ExplainGroups(groupCounters(groups[0], h.Step), groupCounters(groups[1], h.Step), counters.Vitals(), true, "")
+			if len(tbl.Rows) != len(w.Rows) {
+				t.Fatalf("%s: %d rows, ExplainGroups %d", h.Step, len(tbl.Rows), len(w.Rows))
+			}
+			for i, r := range tbl.Rows {
+				if r.Name != w.Rows[i].Name || r.InNoise != w.Rows[i].InNoise || r.InNoise != strings.HasSuffix(r.Ratio, " ~") {
+					t.Errorf("%s row %d: %+v, ExplainGroups' %+v", h.Step, i, r, w.Rows[i])
+				}
+			}
+		}
+	}
+	if explained == 0 || !strings.Contains(page, `<table class="data why">`) {
+		t.Errorf("no step explained: %+v", hs)
+	}
+	stalls := 0
+	for _, st := range p.Steps {
+		for _, s := range st.Stalls {
+			if s.Computed {
+				t.Errorf("%s %s: stalls ranked here, summary.json has them", st.Name, s.Run)
+			}
+			stalls += len(s.Stalls) + len(s.More)
+		}
+	}
+	if stalls == 0 || strings.Count(page, `<table class="data stalls">`) == 0 {
+		t.Errorf("no stall tables for the repeats' stalls")
+	}
+}
