@@ -159,6 +159,18 @@ dbperf_step() {
 	jq -r '"\(.workload.ops_sec // 0) \(.client_cpu_sec // 0)"' "$out/$step/summary.json"
 }
 
+# options_snapshot keeps the OPTIONS file RocksDB last wrote for a step (dbperf's check after a
+# step reopens the database with compactions off, which writes another: that one is skipped),
+# normalised to sorted option lines, so that options.diff shows every option that differs.
+options_snapshot() {
+	local f
+	for f in $(ls -t "$1"/OPTIONS-* 2>/dev/null); do
+		grep -q 'disable_auto_compactions=true' "$f" && continue
+		grep -v '^#\|^ *$\|^ *\[' "$f" | sed 's/^ *//' | grep -v 'rocksdb_version\|options_file_version\|db_log_dir\|wal_dir\|db_host_id' | sort >"$2"
+		return
+	done
+}
+
 # Steps interleave: within a repetition each step runs with one tool, then at once with the other
 # (each on its own database, loaded by its own fillseq), the first tool alternating from step to
 # step and from repetition to repetition, so that the machine's load, which moves over minutes,
@@ -184,6 +196,7 @@ for r in $(seq 1 "$REPEATS"); do
 				read -r ops cpu < <(dbperf_step "$s" "$DIR/dbperf/db" "$OUT/dbperf-$r/$s")
 			fi
 			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$tool" "$s" "$ops" "$cpu" "$load" >>"$results"
+			[ "$ENGINE" = rocksdb ] && [ "$r" = 1 ] && options_snapshot "$DIR/$tool/db" "$OUT/options-$tool-$s"
 		done
 	done
 	rm -rf "${DIR:?}/dbbench" "${DIR:?}/dbperf"
@@ -219,4 +232,11 @@ END {
 		printf "%-22s %12.0f %12.0f %7s %14s %14s\n", s[i], b, p, ratio, ub, up
 	}
 }' "$results" | tee "$OUT/table.txt"
+if [ "$ENGINE" = rocksdb ]; then # every option that differs, step by step (docs/kv.md lists the expected ones)
+	for s in ${STEPS//,/ }; do
+		[ -f "$OUT/options-dbbench-$s" ] && [ -f "$OUT/options-dbperf-$s" ] &&
+			{ echo "== $s"; diff "$OUT/options-dbbench-$s" "$OUT/options-dbperf-$s" || true; }
+	done >"$OUT/options.diff"
+	echo "options that differ (< db_bench, > dbperf): $OUT/options.diff" >&2
+fi
 echo "results: $results" >&2

@@ -190,6 +190,9 @@ func (e *rocksEngine) setShape(l LSM, s map[string]any) {
 		opts.SetMaxSubcompactions(1)
 		e.table.SetChecksum(4) // kXXH3
 		e.table.SetFormatVersion(5)
+		setDBBenchDefaults(opts, e.table)
+		s["delayed_write_rate"], s["hard_pending_compaction_bytes_limit"] = 8<<20, int64(128)<<30
+		s["index_shortening"], s["pin_top_level_index_and_filter"] = "kShortenSeparatorsAndSuccessor", false
 		s["enable_pipelined_write"], s["table_cache_numshardbits"], s["subcompactions"] = true, 4, 1
 		s["checksum"], s["format_version"], s["perf_level"] = "kXXH3", 5, "disabled (db_bench --perf_level=1)"
 	}

@@ -8,6 +8,8 @@
 
 #include <memory>
 #include "rocksdb/cache.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
 #include "rocksdb/c.h"
 
 struct rocksdb_cache_t {
@@ -30,4 +32,23 @@ extern "C" size_t dbperf_cache_options(rocksdb_cache_t* c, char* buf, size_t cap
     buf[n] = '\0';
   }
   return s.size();
+}
+
+// The C API's wrappers of the options (db/c.cc), to set what it has no setter for.
+struct rocksdb_options_t {
+  rocksdb::Options rep;
+};
+struct rocksdb_block_based_table_options_t {
+  rocksdb::BlockBasedTableOptions rep;
+};
+
+// dbperf_dbbench_defaults sets the defaults of db_bench 7.8.3's flags that differ from the
+// library's and that the C API cannot set: --delayed_write_rate 8 MiB/s,
+// --hard_pending_compaction_bytes_limit 128 GiB, --index_shortening_mode 2
+// (kShortenSeparatorsAndSuccessor) and --pin_top_level_index_and_filter false.
+extern "C" void dbperf_dbbench_defaults(rocksdb_options_t* o, rocksdb_block_based_table_options_t* t) {
+  o->rep.delayed_write_rate = 8 << 20;
+  o->rep.hard_pending_compaction_bytes_limit = 128ull << 30;
+  t->rep.index_shortening = rocksdb::BlockBasedTableOptions::IndexShorteningMode::kShortenSeparatorsAndSuccessor;
+  t->rep.pin_top_level_index_and_filter = false;
 }

@@ -26,6 +26,7 @@ package kvdriver
 
 rocksdb_cache_t* dbperf_lru_cache(size_t capacity, int shard_bits, double high_pri_pool_ratio);
 size_t dbperf_cache_options(rocksdb_cache_t* c, char* buf, size_t cap);
+void dbperf_dbbench_defaults(rocksdb_options_t* o, rocksdb_block_based_table_options_t* t);
 
 // dbperf_res is every helper's answer, returned by value: an out-parameter for the error would
 // be a pointer to a pointer, which cgo checks on every call.
@@ -224,6 +225,13 @@ func setLRUCache(table *grocksdb.BlockBasedTableOptions, capacity int64, shardBi
 	c := C.dbperf_lru_cache(C.size_t(capacity), C.int(shardBits), 0)
 	C.rocksdb_block_based_options_set_block_cache((*C.rocksdb_block_based_table_options_t)(firstField(table)), c)
 	return unsafe.Pointer(c)
+}
+
+// setDBBenchDefaults sets what db_bench's flags default to where the library's defaults differ
+// and the C API has no setter (rocksdb_cache.cc).
+func setDBBenchDefaults(opts *grocksdb.Options, table *grocksdb.BlockBasedTableOptions) {
+	C.dbperf_dbbench_defaults((*C.rocksdb_options_t)(firstField(opts)),
+		(*C.rocksdb_block_based_table_options_t)(firstField(table)))
 }
 
 func destroyCache(c unsafe.Pointer) { C.rocksdb_cache_destroy((*C.rocksdb_cache_t)(c)) }

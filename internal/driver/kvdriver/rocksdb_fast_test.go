@@ -5,6 +5,8 @@ package kvdriver
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,6 +43,31 @@ func TestRocksBlockCacheAsDBBench(t *testing.T) {
 	}
 	if usage := cacheUsage(e.cache); usage == 0 {
 		t.Error("the block cache holds nothing after a read from a table: the table options do not use it")
+	}
+}
+
+// TestRocksDBBenchDefaults: the options db_bench's flags set where the C API has no setter are
+// the ones RocksDB writes to the database's OPTIONS file.
+func TestRocksDBBenchDefaults(t *testing.T) {
+	dir := t.TempDir()
+	eng, err := openRocksDB(dir, Options{LSM: LSM{DBBenchDefaults: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	if len(files) == 0 {
+		t.Fatal("RocksDB wrote no OPTIONS file")
+	}
+	text, err := os.ReadFile(files[len(files)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"delayed_write_rate=8388608", "hard_pending_compaction_bytes_limit=137438953472",
+		"index_shortening=kShortenSeparatorsAndSuccessor", "pin_top_level_index_and_filter=false"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("%s lacks %s", filepath.Base(files[len(files)-1]), want)
+		}
 	}
 }
 
