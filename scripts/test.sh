@@ -36,7 +36,7 @@ install_packages() {
   rm -f /usr/sbin/policy-rc.d
   trap - EXIT
 }
-install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb chromium librocksdb-dev sysbench
+install_packages postgresql-15 mariadb-server mariadb-plugin-rocksdb chromium librocksdb-dev g++ sysbench
 
 mkdir -p .testdata
 go build -buildvcs=auto -o .testdata/dbperf ./cmd/dbperf
