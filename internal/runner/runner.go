@@ -94,132 +94,147 @@ type Result struct {
 
 // Run runs a step to completion, failure or cancellation of ctx.
 func Run(ctx context.Context, s Step) Result {
-	tick := s.Tick
-	if tick <= 0 {
-		tick = time.Second
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	r := newRun(&s)
+	r.begin()
+	r.startWorkers(ctx, cancel)
+	r.armEnd()
+	defer r.disarm()
+	r.tickUntil(r.finished())
+	return r.result(ctx)
+}
 
-	workers := append([]Worker(nil), s.Workers...)
-	pools := make([]*poolState, len(s.Pools))
-	poolFrom := make([]int, len(s.Pools)) // the index of each pool's first worker
-	for i := range s.Pools {
-		pools[i] = newPoolState(&s.Pools[i])
-		poolFrom[i] = len(workers)
-		workers = append(workers, pools[i].workers()...)
-	}
-	recorders := make([]*measure.Recorder, len(workers))
+// run is a step while it runs. Its workers (the step's own and its pools') and their books are
+// set up before the clock starts; the ticks, on Run's goroutine, own the rest.
+type run struct {
+	s         *Step
+	tick      time.Duration
+	workers   []Worker
+	pools     []*poolState
+	poolFrom  []int // the index of each pool's first worker
+	recorders []*measure.Recorder
 	// One per goroutine, no sharing while running; a second set for the part after a warm-up.
-	lags := make([]Lag, 2*len(workers))
-	var warmOver atomic.Bool
-	for i := range workers {
-		recorders[i] = measure.NewRecorder(len(s.Ops))
+	lags     []Lag
+	warmOver atomic.Bool
+	faults   *faultLog
+
+	primaries, all sync.WaitGroup
+	stop           chan struct{}
+	stopOnce       sync.Once
+	stopAt         time.Time   // written before stop closes, read only after
+	deadline       *time.Timer // closes stop after the step's Duration
+
+	start, from time.Time        // the step's start; the measured part's, after the warm-up
+	cpu0        hostproc.CPUTime // the process's CPU time at from
+	warm        *warmup          // nil without a warm-up
+	total, iv   *measure.Interval
+	last        time.Time // the end of the last interval
+	dropped     int64
+	streams     []measure.Stream
+}
+
+// newRun sets up the step's workers, a pool's after the step's own, and their books.
+func newRun(s *Step) *run {
+	r := &run{s: s, tick: s.Tick, stop: make(chan struct{}), faults: &faultLog{timeout: s.FaultTimeout}}
+	if r.tick <= 0 {
+		r.tick = time.Second
 	}
-	var streams []measure.Stream
-	stop := make(chan struct{})
-	var primaries, all sync.WaitGroup
-	cpu0 := hostproc.ProcessCPU()
-	start := time.Now()
-	if s.Begin != nil {
-		s.Begin(start)
+	r.workers = append([]Worker(nil), s.Workers...)
+	r.pools = make([]*poolState, len(s.Pools))
+	r.poolFrom = make([]int, len(s.Pools))
+	for i := range s.Pools {
+		r.pools[i] = newPoolState(&s.Pools[i])
+		r.poolFrom[i] = len(r.workers)
+		r.workers = append(r.workers, r.pools[i].workers()...)
 	}
-	var stopAt time.Time // written before stop closes, read only after
-	for _, p := range pools {
-		p.start, p.stopCh, p.stopAt = start, stop, &stopAt
+	r.recorders = make([]*measure.Recorder, len(r.workers))
+	r.lags = make([]Lag, 2*len(r.workers))
+	for i := range r.workers {
+		r.recorders[i] = measure.NewRecorder(len(s.Ops))
 	}
-	faults := &faultLog{timeout: s.FaultTimeout}
-	for i := range workers {
-		w := &workers[i]
+	return r
+}
+
+// begin starts the step's clock: its start instant, the Begin hook, the pools' schedules.
+func (r *run) begin() {
+	r.cpu0 = hostproc.ProcessCPU()
+	r.start = time.Now()
+	r.from = r.start
+	if r.s.Begin != nil {
+		r.s.Begin(r.start)
+	}
+	for _, p := range r.pools {
+		p.start, p.stopCh, p.stopAt = r.start, r.stop, &r.stopAt
+	}
+}
+
+// startWorkers starts a goroutine per worker; a worker's failure cancels the step, and the
+// primary workers' end stops it.
+func (r *run) startWorkers(ctx context.Context, cancel context.CancelCauseFunc) {
+	for i := range r.workers {
+		w := &r.workers[i]
 		if w.Primary {
-			primaries.Add(1)
+			r.primaries.Add(1)
 		}
-		all.Add(1)
-		go func(rec *measure.Recorder, lag *Lag) {
-			defer all.Done()
+		r.all.Add(1)
+		go func() {
+			defer r.all.Done()
 			if w.Primary {
-				defer primaries.Done()
+				defer r.primaries.Done()
 			}
-			t := Tick{Start: start, Stop: stop, Lag: lag, Sleep: s.Sleep}
-			if s.Warmup > 0 {
-				t.afterWarmup, t.warmOver = &lags[len(workers)+i], &warmOver
+			t := Tick{Start: r.start, Stop: r.stop, Lag: &r.lags[i], Sleep: r.s.Sleep}
+			if r.s.Warmup > 0 {
+				t.afterWarmup, t.warmOver = &r.lags[len(r.workers)+i], &r.warmOver
 			}
-			if err := runWorker(ctx, w, rec, t, s.Retries, s.Classify, faults); err != nil {
+			if err := runWorker(ctx, w, r.recorders[i], t, r.s.Retries, r.s.Classify, r.faults); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
-		}(recorders[i], &lags[i])
+		}()
 	}
-	var stopOnce sync.Once
-	closeStop := func() { stopOnce.Do(func() { stopAt = time.Now(); close(stop) }) }
-	go func() { primaries.Wait(); closeStop() }()
-	var warm *warmup
-	from := start // the measured part's start: after the warm-up, if any
-	var deadline *time.Timer
-	if s.Warmup > 0 {
-		warm = &warmup{until: start.Add(s.Warmup)}
-	} else if s.Duration > 0 {
-		deadline = time.AfterFunc(time.Until(start.Add(s.Duration)), closeStop)
-	}
-	defer func() {
-		if deadline != nil {
-			deadline.Stop()
-		}
-	}()
-	finished := make(chan struct{})
-	go func() { all.Wait(); close(finished) }()
+	go func() { r.primaries.Wait(); r.closeStop() }()
+}
 
-	total := measure.NewInterval(len(s.Ops))
-	total.Start = start
-	iv := measure.NewInterval(len(s.Ops))
-	ticker := time.NewTicker(tick)
+// closeStop tells the workers that the step is over.
+func (r *run) closeStop() { r.stopOnce.Do(func() { r.stopAt = time.Now(); close(r.stop) }) }
+
+// armEnd sets the step's end after its Duration, or the warm-up's end (which sets the former).
+func (r *run) armEnd() {
+	if r.s.Warmup > 0 {
+		r.warm = &warmup{until: r.start.Add(r.s.Warmup)}
+	} else if r.s.Duration > 0 {
+		r.deadline = time.AfterFunc(time.Until(r.start.Add(r.s.Duration)), r.closeStop)
+	}
+}
+
+func (r *run) disarm() {
+	if r.deadline != nil {
+		r.deadline.Stop()
+	}
+}
+
+// finished is closed when every worker has returned.
+func (r *run) finished() <-chan struct{} {
+	finished := make(chan struct{})
+	go func() { r.all.Wait(); close(finished) }()
+	return finished
+}
+
+// tickUntil emits an interval each tick, ends the warm-up at its tick, and, once finished is
+// closed, emits the last interval.
+func (r *run) tickUntil(finished <-chan struct{}) {
+	r.total = measure.NewInterval(len(r.s.Ops))
+	r.total.Start = r.start
+	r.iv = measure.NewInterval(len(r.s.Ops))
+	ticker := time.NewTicker(r.tick)
 	defer ticker.Stop()
-	last := start
-	var dropped int64
-	emit := func(now time.Time, final bool) {
-		iv.Reset()
-		iv.Start, iv.End = last, now
-		for _, r := range recorders {
-			r.Drain(iv)
-		}
-		if !final && warm != nil && s.WarmupMark != nil && warm.due(now, tick) {
-			s.WarmupMark()
-		}
-		for i, p := range pools {
-			if final { // every worker has returned: what is left waiting is not started
-				streams = append(streams, p.account(iv, recorders[poolFrom[i]:poolFrom[i]+len(p.p.Do)], now))
-			}
-			p.interval(iv)
-		}
-		dropped += iv.Dropped
-		last = now
-		total.Add(iv)
-		if s.Interval != nil {
-			s.Interval(iv)
-		}
-	}
-	endWarmup := func(now time.Time) { // the measured part starts now, with empty books
-		warm.over = true
-		warmOver.Store(true) // each worker records its wake-ups apart from its next operation
-		for i, p := range pools {
-			warm.streams = append(warm.streams, p.snapshot(recorders[poolFrom[i]:poolFrom[i]+len(p.p.Do)]))
-		}
-		cpu := hostproc.ProcessCPU()
-		total.End = now
-		if s.WarmupEnd != nil {
-			s.WarmupEnd(Result{Total: total, Start: start, End: now, CPU: cpu.Sub(cpu0), Dropped: dropped, Streams: warm.streams, Complete: true})
-		}
-		total, from, cpu0, dropped = measure.NewInterval(len(s.Ops)), now, cpu, 0
-		total.Start = now
-		if s.Duration > 0 {
-			deadline = time.AfterFunc(s.Duration, closeStop)
-		}
-	}
+	r.last = r.start
 	for running := true; running; {
 		select {
 		case now := <-ticker.C:
-			emit(now, false)
-			if warm != nil && warm.due(now, tick) {
-				endWarmup(now)
+			r.emit(now, false)
+			if r.warm != nil && r.warm.due(now, r.tick) {
+				r.endWarmup(now)
 			}
 		case <-finished:
 			running = false
@@ -228,24 +243,82 @@ func Run(ctx context.Context, s Step) Result {
 	// Always drain once more: an operation that ended at the instant of the last tick is
 	// recorded after that tick's drain, and must not be lost (the interval may be empty).
 	end := time.Now()
-	emit(end, true)
-	total.End = end
-	if warm != nil && warm.over {
-		for i := range streams {
-			streams[i] = since(streams[i], warm.streams[i])
+	r.emit(end, true)
+	r.total.End = end
+}
+
+// emit drains every worker's recorder into the interval that ends now, adds it to the step's
+// total and hands it to the step's Interval; the final one also closes the pools' accounts.
+func (r *run) emit(now time.Time, final bool) {
+	s, iv := r.s, r.iv
+	iv.Reset()
+	iv.Start, iv.End = r.last, now
+	for _, rec := range r.recorders {
+		rec.Drain(iv)
+	}
+	if !final && r.warm != nil && s.WarmupMark != nil && r.warm.due(now, r.tick) {
+		s.WarmupMark()
+	}
+	for i, p := range r.pools {
+		if final { // every worker has returned: what is left waiting is not started
+			r.streams = append(r.streams, p.account(iv, r.poolRecorders(i), now))
+		}
+		p.interval(iv)
+	}
+	r.dropped += iv.Dropped
+	r.last = now
+	r.total.Add(iv)
+	if s.Interval != nil {
+		s.Interval(iv)
+	}
+}
+
+// poolRecorders are the recorders of pool i's workers.
+func (r *run) poolRecorders(i int) []*measure.Recorder {
+	return r.recorders[r.poolFrom[i] : r.poolFrom[i]+len(r.pools[i].p.Do)]
+}
+
+// endWarmup hands the warm-up's figures to WarmupEnd; the measured part starts now, with empty
+// books, and its Duration from now.
+func (r *run) endWarmup(now time.Time) {
+	s, warm := r.s, r.warm
+	warm.over = true
+	r.warmOver.Store(true) // each worker records its wake-ups apart from its next operation
+	for i, p := range r.pools {
+		warm.streams = append(warm.streams, p.snapshot(r.poolRecorders(i)))
+	}
+	cpu := hostproc.ProcessCPU()
+	r.total.End = now
+	if s.WarmupEnd != nil {
+		s.WarmupEnd(Result{Total: r.total, Start: r.start, End: now, CPU: cpu.Sub(r.cpu0), Dropped: r.dropped, Streams: warm.streams, Complete: true})
+	}
+	r.total, r.from, r.cpu0, r.dropped = measure.NewInterval(len(s.Ops)), now, cpu, 0
+	r.total.Start = now
+	if s.Duration > 0 {
+		r.deadline = time.AfterFunc(s.Duration, r.closeStop)
+	}
+}
+
+// result is the step's Result: the measured part's books, the paced workers' wake-ups in it,
+// and the first failure.
+func (r *run) result(ctx context.Context) Result {
+	warmed := r.warm != nil && r.warm.over
+	if warmed {
+		for i := range r.streams {
+			r.streams[i] = since(r.streams[i], r.warm.streams[i])
 		}
 	}
-	res := Result{Total: total, Start: from, End: end, CPU: hostproc.ProcessCPU().Sub(cpu0), Dropped: dropped, Streams: streams,
-		InWarmup: warm != nil && !warm.over}
-	measured := lags[:len(workers)]
-	if warm != nil && warm.over { // the paced workers' wake-ups after the warm-up
-		measured = lags[len(workers):]
+	res := Result{Total: r.total, Start: r.from, End: r.total.End, CPU: hostproc.ProcessCPU().Sub(r.cpu0), Dropped: r.dropped,
+		Streams: r.streams, InWarmup: r.warm != nil && !r.warm.over}
+	measured := r.lags[:len(r.workers)]
+	if warmed { // the paced workers' wake-ups after the warm-up
+		measured = r.lags[len(r.workers):]
 	}
 	for _, l := range measured {
 		res.Lag.Add(l)
 	}
 	res.Err = context.Cause(ctx) // nil unless a worker failed or the caller cancelled
-	res.Faults = faults.result()
+	res.Faults = r.faults.result()
 	res.Complete = res.Err == nil
 	return res
 }
