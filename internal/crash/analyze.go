@@ -78,68 +78,14 @@ func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch in
 	if r.Corrupt > 0 || r.Duplicates > 0 {
 		r.Resumable = false
 	}
-	var oldestLost time.Time
-	clients := map[int]bool{}
-	for c := range acks {
-		clients[c] = true
-	}
-	for c := range v.Present {
-		clients[c] = true
-	}
 	from := crashed.Add(-lastSecond)
 	if from.Before(opened) {
 		from = opened
 	}
 	var recent int64
-	ids := make([]int, 0, len(clients))
-	for c := range clients {
-		ids = append(ids, c)
-	}
-	sort.Ints(ids)
-	for _, c := range ids {
-		pr := v.Present[c]
-		var ackedRows, top int64
-		maxPresentAcked := int64(0)
-		var lost []Ack
-		for _, a := range acks[c] {
-			r.Acked++
-			if a.At.After(from) && !a.At.After(crashed) {
-				recent++
-			}
-			n := a.Last - a.First + 1
-			ackedRows += n
-			r.AckedRows += n
-			top = max(top, a.Last)
-			have := countIn(pr, a.First, a.Last)
-			switch {
-			case have == n:
-				maxPresentAcked = max(maxPresentAcked, a.Last)
-			case have > 0:
-				r.Partial++
-				fallthrough
-			default:
-				lost = append(lost, a)
-				r.LostRows += n - have
-			}
-		}
-		r.Lost += int64(len(lost))
-		r.Missing = addMissing(r.Missing, c, lost)
-		for _, a := range lost {
-			if a.Last < maxPresentAcked {
-				r.Holes++
-			}
-			if oldestLost.IsZero() || a.At.Before(oldestLost) {
-				oldestLost = a.At
-			}
-		}
-		present := total(pr)
-		inAcked := ackedRows - (countMissing(acks[c], pr))
-		r.InFlight += present - inAcked
-		// Rows beyond the next transaction were never attempted: they cannot be in flight.
-		r.Unexpected += present - countIn(pr, 1, top+int64(max(batch, 1)))
-		if len(pr) > 1 || (len(pr) == 1 && pr[0][0] != 1) {
-			r.Resumable = false
-		}
+	var oldestLost time.Time
+	for _, c := range clientIDs(acks, v.Present) {
+		recent += r.addClient(c, acks[c], v.Present[c], from, crashed, batch, &oldestLost)
 	}
 	r.InFlight -= r.Unexpected
 	if r.Lost > 0 {
@@ -156,6 +102,73 @@ func Analyze(acks map[int][]Ack, v Verified, opened, crashed time.Time, batch in
 		r.CommitsPerSec = float64(recent) / w.Seconds()
 	}
 	return r
+}
+
+// clientIDs are the clients that were acknowledged or have rows present, in order.
+func clientIDs(acks map[int][]Ack, present map[int][][2]int64) []int {
+	clients := map[int]bool{}
+	for c := range acks {
+		clients[c] = true
+	}
+	for c := range present {
+		clients[c] = true
+	}
+	ids := make([]int, 0, len(clients))
+	for c := range clients {
+		ids = append(ids, c)
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// addClient counts client c's acknowledged transactions (acks) against its rows present (pr):
+// the lost, partial and holes among them, the rows in flight and unexpected. It returns how
+// many were acknowledged in (from, crashed], and moves oldestLost back to the acknowledgement
+// of its oldest lost one.
+func (r *Result) addClient(c int, acks []Ack, pr [][2]int64, from, crashed time.Time, batch int, oldestLost *time.Time) (recent int64) {
+	var ackedRows, top int64
+	maxPresentAcked := int64(0)
+	var lost []Ack
+	for _, a := range acks {
+		r.Acked++
+		if a.At.After(from) && !a.At.After(crashed) {
+			recent++
+		}
+		n := a.Last - a.First + 1
+		ackedRows += n
+		r.AckedRows += n
+		top = max(top, a.Last)
+		have := countIn(pr, a.First, a.Last)
+		switch {
+		case have == n:
+			maxPresentAcked = max(maxPresentAcked, a.Last)
+		case have > 0:
+			r.Partial++
+			fallthrough
+		default:
+			lost = append(lost, a)
+			r.LostRows += n - have
+		}
+	}
+	r.Lost += int64(len(lost))
+	r.Missing = addMissing(r.Missing, c, lost)
+	for _, a := range lost {
+		if a.Last < maxPresentAcked {
+			r.Holes++
+		}
+		if oldestLost.IsZero() || a.At.Before(*oldestLost) {
+			*oldestLost = a.At
+		}
+	}
+	present := total(pr)
+	inAcked := ackedRows - (countMissing(acks, pr))
+	r.InFlight += present - inAcked
+	// Rows beyond the next transaction were never attempted: they cannot be in flight.
+	r.Unexpected += present - countIn(pr, 1, top+int64(max(batch, 1)))
+	if len(pr) > 1 || (len(pr) == 1 && pr[0][0] != 1) {
+		r.Resumable = false
+	}
+	return recent
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
