@@ -122,38 +122,11 @@ func offset(s archive.Shard) time.Duration {
 // host.csv, dbms.csv and summary.json (its host's figures) under shard-K/; the DBMS's counters
 // once, in the step's directory (counters.go).
 func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun) (archive.Step, error) {
-	var steps []shardStep
-	var sums []archive.Step
-	var ops, srcs []string
-	seen := map[string]bool{}
-	openLoop := false
-	for _, s := range shards {
-		src := filepath.Join(s.dir, s.meta.Steps[i].Dir)
-		srcs = append(srcs, src)
-		files, err := readStep(src)
-		if err != nil {
-			return archive.Step{}, err
-		}
-		for _, o := range files.ops {
-			if !seen[o] {
-				seen[o] = true
-				ops = append(ops, o)
-			}
-		}
-		for _, r := range files.rows {
-			openLoop = openLoop || r.openLoop
-		}
-		sum := s.steps[i]
-		if sum.Start.IsZero() { // no summary.json: the shard was killed in this step
-			sum = files.summaryOf(st.Name, s.shard.Index)
-		}
-		from := sum.Start
-		if ms, ok := files.startMs(); ok {
-			from = time.UnixMilli(ms)
-		}
-		steps = append(steps, shardStep{files: files, start: from.Add(-offset(s.shard)), offset: offset(s.shard)})
-		sums = append(sums, sum)
+	in, err := readShards(st.Name, i, shards)
+	if err != nil {
+		return archive.Step{}, err
 	}
+	steps, sums, ops, srcs := in.steps, in.sums, in.ops, in.srcs
 	counters := countersShard(srcs)
 	for k, s := range shards {
 		if err := keepShardFiles(srcs[k], filepath.Join(dir.Path, st.Name, fmt.Sprintf("shard-%d", s.shard.Index)), k != counters); err != nil {
@@ -162,17 +135,92 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 	}
 	start, ivs, _ := alignedRows(steps, ops)
 	dropPartialService(ivs, ops, sums, steps)
-	sumStart := sums[0].Start.Add(-steps[0].offset)
-	for k, s := range sums {
-		if t := s.Start.Add(-steps[k].offset); t.Before(sumStart) {
-			sumStart = t
-		}
-	}
-	w, err := dir.StartStepOpen(st.Name, opTypes(ops, dir.Meta.Figures), start, openLoop)
+	w, err := dir.StartStepOpen(st.Name, opTypes(ops, dir.Meta.Figures), start, in.openLoop)
 	if err != nil {
 		return archive.Step{}, err
 	}
-	totals, service := make([]*hdrPacked, len(ops)), make([]*hdrPacked, len(ops))
+	totals, service, err := writeIntervals(w, ivs, len(ops))
+	if err != nil {
+		return archive.Step{}, err
+	}
+	if counters >= 0 {
+		tick := tickMap(steps[counters], start, ivs, w)
+		if err := writeCounters(srcs[counters], w.Dir(), tick, steps[counters].offset); err != nil {
+			return archive.Step{}, fmt.Errorf("shard %d's %s: %w", shards[counters].shard.Index, archive.CountersFile, err)
+		}
+	}
+	sum := summarize(st.Name, sums, steps, ops, totals, service, earliestStart(sums, steps), dir.Meta.Figures)
+	sum.Hosts = shardHosts(shards, sums)
+	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
+	sum.Stalls = mergeStalls(sums, ivs, ops, w)
+	offsets := make([]time.Duration, len(steps))
+	for k := range steps {
+		offsets[k] = steps[k].offset
+	}
+	sum.Faults = mergeFaults(shards, sums, offsets)
+	return sum, w.Finish(sum)
+}
+
+// shardInputs are step i of every shard as read: its files, its summary and the op types of
+// them all, in the order first seen.
+type shardInputs struct {
+	steps    []shardStep
+	sums     []archive.Step
+	ops      []string
+	srcs     []string // the shards' step directories
+	openLoop bool     // a shard's rows have open-loop columns
+}
+
+// readShards reads step i, named name, of every shard. A shard killed in the step has no
+// summary.json: its summary is made from its files.
+func readShards(name string, i int, shards []shardRun) (shardInputs, error) {
+	var in shardInputs
+	seen := map[string]bool{}
+	for _, s := range shards {
+		src := filepath.Join(s.dir, s.meta.Steps[i].Dir)
+		in.srcs = append(in.srcs, src)
+		files, err := readStep(src)
+		if err != nil {
+			return in, err
+		}
+		for _, o := range files.ops {
+			if !seen[o] {
+				seen[o] = true
+				in.ops = append(in.ops, o)
+			}
+		}
+		for _, r := range files.rows {
+			in.openLoop = in.openLoop || r.openLoop
+		}
+		sum := s.steps[i]
+		if sum.Start.IsZero() { // no summary.json: the shard was killed in this step
+			sum = files.summaryOf(name, s.shard.Index)
+		}
+		from := sum.Start
+		if ms, ok := files.startMs(); ok {
+			from = time.UnixMilli(ms)
+		}
+		in.steps = append(in.steps, shardStep{files: files, start: from.Add(-offset(s.shard)), offset: offset(s.shard)})
+		in.sums = append(in.sums, sum)
+	}
+	return in, nil
+}
+
+// earliestStart is the earliest shard's summary start, on the merged run's clock.
+func earliestStart(sums []archive.Step, steps []shardStep) time.Time {
+	start := sums[0].Start.Add(-steps[0].offset)
+	for k, s := range sums {
+		if t := s.Start.Add(-steps[k].offset); t.Before(start) {
+			start = t
+		}
+	}
+	return start
+}
+
+// writeIntervals writes the merged intervals and returns each op type's response and service
+// time histograms over them all.
+func writeIntervals(w *archive.StepWriter, ivs []*measure.Interval, ops int) (totals, service []*hdrPacked, err error) {
+	totals, service = make([]*hdrPacked, ops), make([]*hdrPacked, ops)
 	for o := range ops {
 		totals[o], service[o] = measure.NewPacked(), measure.NewPacked()
 	}
@@ -184,25 +232,10 @@ func mergeStep(dir *archive.Dir, st archive.StepStatus, i int, shards []shardRun
 			}
 		}
 		if err := w.Interval(iv); err != nil {
-			return archive.Step{}, err
+			return nil, nil, err
 		}
 	}
-	if counters >= 0 {
-		tick := tickMap(steps[counters], start, ivs, w)
-		if err := writeCounters(srcs[counters], w.Dir(), tick, steps[counters].offset); err != nil {
-			return archive.Step{}, fmt.Errorf("shard %d's %s: %w", shards[counters].shard.Index, archive.CountersFile, err)
-		}
-	}
-	sum := summarize(st.Name, sums, steps, ops, totals, service, sumStart, dir.Meta.Figures)
-	sum.Hosts = shardHosts(shards, sums)
-	sum.SLAs = mergeSLAs(sums, steps, ivs, ops, totals, sum.Seconds)
-	sum.Stalls = mergeStalls(sums, ivs, ops, w)
-	offsets := make([]time.Duration, len(steps))
-	for k := range steps {
-		offsets[k] = steps[k].offset
-	}
-	sum.Faults = mergeFaults(shards, sums, offsets)
-	return sum, w.Finish(sum)
+	return totals, service, nil
 }
 
 // shardHosts is the merged step's "hosts": each shard's host block with its index and
