@@ -28,7 +28,8 @@ func TestCompareWhy(t *testing.T) {
 		t.Fatalf("exit %d: %s", c.code, c.stderr)
 	}
 	why := c.stdout[strings.Index(c.stdout, "why runs/b differs from runs/a"):]
-	for _, want := range []string{"l.i1: insert/s ", "(0.5x, ", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op", " per op ", "2x"} {
+	for _, want := range []string{"l.i1: insert/s ", "(0.5x, ", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op",
+		"client_user_us_per_op", "client_sys_us_per_op", " per op ", "2x"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("--why lacks %q:\n%s", want, why)
 		}
@@ -123,7 +124,7 @@ func TestWhyBufferPool(t *testing.T) {
 		t.Fatalf("the run step with a 16M buffer pool is not explained:\n%s", c.stdout)
 	}
 	host := map[string]bool{"figure": true, "scan/s": true}
-	for _, n := range []string{"cpu", "client_cpu", "dbms_cpu", "cpu_user", "cpu_sys"} {
+	for _, n := range []string{"cpu", "cpu_user", "cpu_sys", "client_cpu", "client_user", "client_sys", "dbms_cpu", "dbms_user", "dbms_sys"} {
 		host[n+"_us_per_op"] = true
 	}
 	for _, n := range []string{"reads", "read_kb", "write_kb", "writes", "cs"} {
@@ -159,8 +160,9 @@ func TestWhyBufferPool(t *testing.T) {
 // (DBPERF_UPDATE_GOLDEN=1 go test rewrites them after a deliberate change): a MariaDB pair
 // from TestWhyBufferPool (256M vs 16M buffer pool; latency.hlog and dbms.csv left out, which
 // --why does not read), and the same as two run groups of 3 repeats each (its load step
-// explained, q = 0.0099; its scan step not, q = 0.097). Only the text after compare's table is
-// compared.
+// explained, q = 0.018; its scan step not, q = 0.09). Only the text after compare's table is
+// compared. The archives have host.csv's user and system CPU of the client and the DBMS, so the
+// tables show CPU per op split for both, and the table's CPU rows are checked by name as well.
 func TestWhyGolden(t *testing.T) {
 	for name, args := range map[string][]string{
 		"bufferpool": {"--base", "testdata/why/bp-256M", "testdata/why/bp-16M"},
@@ -184,6 +186,11 @@ func TestWhyGolden(t *testing.T) {
 			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%v (DBPERF_UPDATE_GOLDEN=1 go test creates it)", err)
+			}
+			for _, row := range []string{"client_user_us_per_op", "client_sys_us_per_op", "dbms_user_us_per_op", "dbms_sys_us_per_op"} {
+				if !strings.Contains(got, "\n  "+row+" ") {
+					t.Errorf("--why has no %s row:\n%s", row, got)
+				}
 			}
 			if got != string(want) {
 				t.Errorf("--why differs from %s (DBPERF_UPDATE_GOLDEN=1 go test rewrites it after a deliberate change):\ngot:\n%s\nwant:\n%s", path, got, want)

@@ -281,6 +281,8 @@ var hostTotals = []struct {
 	{"host.cs", "cs_per_sec", false, 1}, {"host.reads", "r_per_sec", false, 1}, {"host.read_kb", "rkb_per_sec", false, 1},
 	{"host.writes", "w_per_sec", false, 1}, {"host.write_kb", "wkb_per_sec", false, 1},
 	{"host.dbms_cpu_sec", "dbms_cpu_pct", false, 0.01}, {"host.client_cpu_sec", "client_cpu_pct", false, 0.01},
+	{"host.dbms_user_sec", "dbms_user_pct", false, 0.01}, {"host.dbms_sys_sec", "dbms_sys_pct", false, 0.01},
+	{"host.client_user_sec", "client_user_pct", false, 0.01}, {"host.client_sys_sec", "client_sys_pct", false, 0.01},
 }
 
 // addHost adds hostTotals and the host's gauges (host.dbms_rss_mb, host.db_disk_mb).

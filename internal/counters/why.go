@@ -33,10 +33,12 @@ const (
 	SectionDBMS       = "dbms"
 )
 
-// hostWhy are the rows after throughput, in order, with their section (vitals.conf's [*]).
+// hostWhy are the rows after throughput, in order, with their section (vitals.conf's [*]): the
+// host's CPU per op, then the client's and the DBMS's, each whole and split into user and system.
 var hostWhy = []struct{ name, section string }{
-	{"cpu_us_per_op", SectionCPU}, {"client_cpu_us_per_op", SectionCPU}, {"dbms_cpu_us_per_op", SectionCPU},
-	{"cpu_user_us_per_op", SectionCPU}, {"cpu_sys_us_per_op", SectionCPU},
+	{"cpu_us_per_op", SectionCPU}, {"cpu_user_us_per_op", SectionCPU}, {"cpu_sys_us_per_op", SectionCPU},
+	{"client_cpu_us_per_op", SectionCPU}, {"client_user_us_per_op", SectionCPU}, {"client_sys_us_per_op", SectionCPU},
+	{"dbms_cpu_us_per_op", SectionCPU}, {"dbms_user_us_per_op", SectionCPU}, {"dbms_sys_us_per_op", SectionCPU},
 	{"reads_per_op", SectionIO}, {"read_kb_per_op", SectionIO}, {"write_kb_per_op", SectionIO}, {"writes_per_op", SectionIO},
 	{"cs_per_op", SectionCS},
 }

@@ -19,11 +19,13 @@ type HostSample struct {
 	Ctxt                                                  uint64 // context switches
 	// Disk counters of the devices holding the database, from /proc/diskstats.
 	Reads, SectorsRead, Writes, SectorsWritten uint64
-	// DBMS processes: CPU seconds (user+system), and resident and virtual memory now (bytes).
-	DBMSCPU       float64
-	DBMSRSS       uint64
-	DBMSVSZ       uint64
-	DBMSProcesses int
+	// DBMS processes: CPU seconds (user+system, and each apart: /proc/PID/stat's utime and
+	// stime), and resident and virtual memory now (bytes).
+	DBMSCPU           float64
+	DBMSUser, DBMSSys float64
+	DBMSRSS           uint64
+	DBMSVSZ           uint64
+	DBMSProcesses     int
 	// TopVSZ is the largest VSZ of one DBMS process and TopRSS that process's RSS (bytes): the
 	// process the reference's np.sh:597-600 reports for rss.
 	TopVSZ, TopRSS uint64
@@ -86,11 +88,13 @@ func (s *HostSampler) Sample() (HostSample, error) {
 	}
 	if s.main != 0 {
 		for i, pid := range s.processes() {
-			cpu, rss, vsz, ok := s.process(pid, i == 0)
+			user, sys, rss, vsz, ok := s.process(pid, i == 0)
 			if !ok {
 				continue // ended since it was listed
 			}
-			h.DBMSCPU += cpu
+			h.DBMSCPU += user + sys
+			h.DBMSUser += user
+			h.DBMSSys += sys
 			h.DBMSRSS += rss
 			h.DBMSVSZ += vsz
 			h.DBMSProcesses++
@@ -112,23 +116,24 @@ func (s *HostSampler) processes() []int {
 	return append(pids, hostproc.Children(s.main)...)
 }
 
-// process reads a process's CPU seconds, RSS and VSZ. For the main process it adds the CPU of
-// its finished children, so that a PostgreSQL backend or autovacuum worker that ends keeps
-// counting, and the total only grows.
-func (s *HostSampler) process(pid int, main bool) (cpu float64, rss, vsz uint64, ok bool) {
+// process reads a process's user and system CPU seconds, RSS and VSZ. For the main process it
+// adds the CPU of its finished children, so that a PostgreSQL backend or autovacuum worker that
+// ends keeps counting, and the totals only grow.
+func (s *HostSampler) process(pid int, main bool) (user, sys float64, rss, vsz uint64, ok bool) {
 	p, err := s.fs.Proc(pid)
 	if err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	st, err := p.Stat()
 	if err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	cpu = st.CPUTime()
+	user, sys = float64(st.UTime)/userHZ, float64(st.STime)/userHZ
 	if main {
-		cpu += float64(st.CUTime+st.CSTime) / userHZ
+		user += float64(st.CUTime) / userHZ
+		sys += float64(st.CSTime) / userHZ
 	}
-	return cpu, uint64(st.ResidentMemory()), uint64(st.VirtualMemory()), true
+	return user, sys, uint64(st.ResidentMemory()), uint64(st.VirtualMemory()), true
 }
 
 // userHZ is the unit of /proc's CPU times, as procfs assumes: 100 on every Linux architecture
@@ -187,9 +192,11 @@ type HostInterval struct {
 	Reads, Writes, ReadKB, WriteKB float64 // totals of the interval
 	Ctx                            float64
 	DBMSCPUSec                     float64
+	DBMSUserSec, DBMSSysSec        float64 // DBMSCPUSec's user and system parts
 	DBMSRSSMB, DBMSVSZMB           float64 // at the end of the interval, all DBMS processes
 	TopVSZMB, TopRSSMB             float64 // the DBMS process with the largest VSZ
 	ClientCPUSec                   float64
+	ClientUserSec, ClientSysSec    float64 // ClientCPUSec's user and system parts
 	HasDisk, HasDBMS               bool
 }
 
@@ -232,8 +239,10 @@ func DiffOver(a, b HostSample, seconds float64) HostInterval {
 		iv.WritesPerSec, iv.WriteKBPerSec = iv.Writes/iv.Seconds, iv.WriteKB/iv.Seconds
 	}
 	iv.DBMSCPUSec = f(a.DBMSCPU, b.DBMSCPU)
+	iv.DBMSUserSec, iv.DBMSSysSec = f(a.DBMSUser, b.DBMSUser), f(a.DBMSSys, b.DBMSSys)
 	iv.DBMSRSSMB, iv.DBMSVSZMB = float64(b.DBMSRSS)/(1<<20), float64(b.DBMSVSZ)/(1<<20)
 	iv.TopVSZMB, iv.TopRSSMB = float64(b.TopVSZ)/(1<<20), float64(b.TopRSS)/(1<<20)
-	iv.ClientCPUSec = b.Client.Sub(a.Client).Total().Seconds()
+	c := b.Client.Sub(a.Client)
+	iv.ClientCPUSec, iv.ClientUserSec, iv.ClientSysSec = c.Total().Seconds(), c.User.Seconds(), c.System.Seconds()
 	return iv
 }

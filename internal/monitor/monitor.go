@@ -78,8 +78,9 @@ var HostColumns = []string{"t_sec", "unix_ms", "interval_sec",
 	"r_per_sec", "rkb_per_sec", "w_per_sec", "wkb_per_sec",
 	"dbms_cpu_pct", "dbms_rss_mb", "dbms_vsz_mb", "client_cpu_pct", "db_disk_mb",
 	// Added after the first release, at the end: vmstat's us+sy (the reference's cpups) and
-	// the RSS of the DBMS process with the largest VSZ (the reference's rss).
-	"cpu_us_sy_pct", "dbms_rss1_mb"}
+	// the RSS of the DBMS process with the largest VSZ (the reference's rss); then the DBMS's
+	// and the client's CPU split into user and system time (% of one core).
+	"cpu_us_sy_pct", "dbms_rss1_mb", "dbms_user_pct", "dbms_sys_pct", "client_user_pct", "client_sys_pct"}
 
 // Step monitors one step on a goroutine of its own: a first sample when the runner starts the
 // step, then one at every interval boundary the runner hands it, each row stamped with that
@@ -209,7 +210,9 @@ func (s *Step) sample(ctx context.Context, at time.Time) *dbmsSample {
 		f1(iv.CPUUserPct), f1(iv.CPUSystemPct), f1(iv.CPUIOWaitPct), f1(iv.CPUIdlePct), f1(iv.CPUBusyPct), f1(iv.CtxPerSec),
 		opt(iv.HasDisk, iv.ReadsPerSec), opt(iv.HasDisk, iv.ReadKBPerSec), opt(iv.HasDisk, iv.WritesPerSec), opt(iv.HasDisk, iv.WriteKBPerSec),
 		opt(iv.HasDBMS, pct(iv.DBMSCPUSec, iv.Seconds)), opt(iv.HasDBMS, iv.DBMSRSSMB), opt(iv.HasDBMS, iv.DBMSVSZMB),
-		f1(pct(iv.ClientCPUSec, iv.Seconds)), s.diskMB(), f1(iv.CPUUsSyPct), opt(iv.HasDBMS, iv.TopRSSMB)}
+		f1(pct(iv.ClientCPUSec, iv.Seconds)), s.diskMB(), f1(iv.CPUUsSyPct), opt(iv.HasDBMS, iv.TopRSSMB),
+		opt(iv.HasDBMS, pct(iv.DBMSUserSec, iv.Seconds)), opt(iv.HasDBMS, pct(iv.DBMSSysSec, iv.Seconds)),
+		f1(pct(iv.ClientUserSec, iv.Seconds)), f1(pct(iv.ClientSysSec, iv.Seconds))}
 	if s.hostCSV.Write(row) != nil {
 		s.errs++
 	}

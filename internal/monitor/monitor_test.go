@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,8 +70,9 @@ func TestWritesShowUp(t *testing.T) {
 }
 
 // TestProcessCPU burns CPU in this process, listed as the DBMS, and checks both the DBMS and
-// the client columns see it. It burns until the kernel has charged 0.3 s of CPU to the process,
-// however long that takes on a busy machine, rather than for 0.3 s of wall time.
+// the client columns see it, as user time, then as system time (system calls). It burns until
+// the kernel has charged the time to the process, however long that takes on a busy machine,
+// rather than for a wall time.
 func TestProcessCPU(t *testing.T) {
 	s := NewHostSampler("", os.Getpid(), false)
 	before, _ := s.Sample()
@@ -86,6 +88,11 @@ func TestProcessCPU(t *testing.T) {
 	if !iv.HasDBMS || iv.DBMSCPUSec < 0.28 || iv.ClientCPUSec < 0.3 {
 		t.Errorf("after 0.3 s of CPU: dbms %.3f s, client %.3f s (has dbms %v)", iv.DBMSCPUSec, iv.ClientCPUSec, iv.HasDBMS)
 	}
+	if math.Abs(iv.DBMSUserSec+iv.DBMSSysSec-iv.DBMSCPUSec) > 1e-9 || iv.DBMSUserSec < 0.15 || iv.DBMSUserSec < iv.DBMSSysSec ||
+		iv.ClientUserSec < 0.15 || iv.ClientUserSec < iv.ClientSysSec { // the loop's getrusage calls take some system time
+		t.Errorf("after 0.3 s of mostly user CPU: dbms user %.3f + sys %.3f s of %.3f s, client user %.3f, sys %.3f s",
+			iv.DBMSUserSec, iv.DBMSSysSec, iv.DBMSCPUSec, iv.ClientUserSec, iv.ClientSysSec)
+	}
 	if iv.DBMSRSSMB <= 1 || iv.DBMSVSZMB < iv.DBMSRSSMB {
 		t.Errorf("rss %.1f MB, vsz %.1f MB", iv.DBMSRSSMB, iv.DBMSVSZMB)
 	}
@@ -93,19 +100,31 @@ func TestProcessCPU(t *testing.T) {
 		t.Errorf("host cpu busy %.1f%%, context switches %v", iv.CPUBusyPct, iv.Ctx)
 	}
 	_ = x
+	// System time: system calls until the kernel has charged 0.2 s of it.
+	before, _ = s.Sample()
+	for cpu0 := hostproc.ProcessCPU(); hostproc.ProcessCPU().Sub(cpu0).System < 200*time.Millisecond; {
+		for range 1000 {
+			syscall.Getppid()
+		}
+	}
+	after, _ = s.Sample()
+	iv = Diff(before, after)
+	if iv.DBMSSysSec < 0.18 || iv.ClientSysSec < 0.2 {
+		t.Errorf("after 0.2 s of system CPU: dbms sys %.3f s, client sys %.3f s", iv.DBMSSysSec, iv.ClientSysSec)
+	}
 }
 
 // TestDiff checks the arithmetic on made-up counters.
 func TestDiff(t *testing.T) {
 	at := time.Unix(1000, 0)
 	a := HostSample{At: at, User: 1, System: 0.5, Idle: 8, IOWait: 0.5, Ctxt: 1000,
-		Reads: 10, SectorsRead: 100, Writes: 20, SectorsWritten: 400, DBMSCPU: 0.3,
+		Reads: 10, SectorsRead: 100, Writes: 20, SectorsWritten: 400, DBMSCPU: 0.3, DBMSUser: 0.2, DBMSSys: 0.1,
 		Client: hostproc.CPUTime{User: time.Second}, diskFound: true, dbmsProcsFound: true}
 	b := a
 	b.At = at.Add(2 * time.Second)
 	b.User, b.System, b.Idle, b.IOWait = 2, 1, 10, 1 // +1 +0.5 +2 +0.5 = 4 seconds
 	b.Ctxt, b.Reads, b.SectorsRead, b.Writes, b.SectorsWritten = 5000, 30, 2148, 60, 4496
-	b.DBMSCPU, b.DBMSRSS = 0.9, 3<<20
+	b.DBMSCPU, b.DBMSUser, b.DBMSSys, b.DBMSRSS = 0.9, 0.6, 0.3, 3<<20
 	b.Client = hostproc.CPUTime{User: 1500 * time.Millisecond, System: 500 * time.Millisecond}
 	iv := Diff(a, b)
 	for _, c := range []struct {
@@ -118,7 +137,8 @@ func TestDiff(t *testing.T) {
 		{"cs/s", iv.CtxPerSec, 2000}, {"reads/s", iv.ReadsPerSec, 10}, {"read KB", iv.ReadKB, 1024},
 		{"read KB/s", iv.ReadKBPerSec, 512}, {"writes/s", iv.WritesPerSec, 20}, {"write KB/s", iv.WriteKBPerSec, 1024},
 		{"dbms cpu", iv.DBMSCPUSec, 0.6}, {"dbms rss MB", iv.DBMSRSSMB, 3}, {"client cpu", iv.ClientCPUSec, 1},
-		{"capacity sec", iv.CPUTotalSec, 4},
+		{"capacity sec", iv.CPUTotalSec, 4}, {"dbms user", iv.DBMSUserSec, 0.4}, {"dbms sys", iv.DBMSSysSec, 0.2},
+		{"client user", iv.ClientUserSec, 0.5}, {"client sys", iv.ClientSysSec, 0.5},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
