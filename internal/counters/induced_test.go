@@ -190,7 +190,10 @@ func names(m []counters.Moved) string {
 }
 
 // TestInducedFlushMySQL: InnoDB flushing every dirty page (innodb_max_dirty_pages_pct = 0 for
-// a moment) shows as pages flushed; MyRocks' forced memtable flush as flush bytes.
+// a moment) shows as pages flushed; MyRocks' forced memtable flush as flush bytes, and in the
+// table's own column family (dbperf_induced, which no other work writes) as the bytes its
+// flushes and compactions wrote (its Sum row, which a new family has before its first flush;
+// its L0 row appears with its first file).
 func TestInducedFlushMySQL(t *testing.T) {
 	base := envURL(t, "DBPERF_TEST_MYSQL")
 	for _, engine := range []string{"innodb", "rocksdb"} {
@@ -206,7 +209,11 @@ func TestInducedFlushMySQL(t *testing.T) {
 			tg := open(t, u.String())
 			db := tg.(*sqldriver.MySQL).DB()
 			ctx := context.Background()
-			for _, s := range []string{"DROP TABLE IF EXISTS induced", "CREATE TABLE induced (id bigint AUTO_INCREMENT PRIMARY KEY, v varchar(300)) ENGINE=" + engine} {
+			cf := ""
+			if engine == "rocksdb" {
+				cf = " COMMENT 'cfname=dbperf_induced'"
+			}
+			for _, s := range []string{"DROP TABLE IF EXISTS induced", "CREATE TABLE induced (id bigint AUTO_INCREMENT, v varchar(300), PRIMARY KEY (id)" + cf + ") ENGINE=" + engine} {
 				if _, err := db.ExecContext(ctx, s); err != nil {
 					t.Fatal(err)
 				}
@@ -225,18 +232,24 @@ func TestInducedFlushMySQL(t *testing.T) {
 				_, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0")
 				return err
 			}
+			perCF := ""
 			if engine == "rocksdb" {
-				want = []string{"rocksdb_flush_write_bytes"}
+				want, perCF = []string{"rocksdb_flush_write_bytes"}, "rocksdb_compaction.dbperf_induced.sum.writegb"
 				event = func() error {
 					_, err := db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1")
 					return err
 				}
 			}
-			before := counter(t, tg, want...)
+			before, beforeCF := counter(t, tg, want...), counter(t, tg, perCF)
 			moved := induced(t, tg, archive.Target{Kind: "mysql", Settings: map[string]any{"engine": engine}}, load, event,
-				func() bool { return counter(t, tg, want...) > before })
+				func() bool {
+					return counter(t, tg, want...) > before && (perCF == "" || counter(t, tg, perCF) > beforeCF)
+				})
 			if !named(moved, want...) {
 				t.Errorf("a forced flush: the counters that moved do not name it: %v", names(moved))
+			}
+			if perCF != "" && !named(moved, perCF) {
+				t.Errorf("a forced flush: the counters that moved do not name the column family's %s: %v", perCF, names(moved))
 			}
 		})
 	}

@@ -155,7 +155,7 @@ var mysqlGauges = []string{
 	"slave_open_temp_tables", "rocksdb_memtable_total", "rocksdb_memtable_unflushed", "rocksdb_block_cache_usage", "rocksdb_num_iterators",
 	"rocksdb_cf.*", "rocksdb_compaction.*.avgsec", "rocksdb_compaction.*.numfiles",
 	"rocksdb_compaction.*.readmbps", "rocksdb_compaction.*.writembps", "rocksdb_compaction.*.score",
-	"rocksdb_compaction.*.sizebytes", "rocksdb_compaction.*.writeamp",
+	"rocksdb_compaction.*.sizebytes", "rocksdb_compaction.*.writeamp", "rocksdb_compaction.*.compactedfiles",
 }
 
 // mysqlState is what the monitor learned about one MySQL target: the InnoDB metrics that are
@@ -214,6 +214,12 @@ func (m *MySQL) DBMSCounterSet(ctx context.Context) (map[string]float64, error) 
 		}
 		errs = append(errs, m.readSource(ctx, st, src.prefix, src.sql, out))
 	}
+	st.mu.Lock()
+	skip := st.missing[cfStallsPrefix] || !m.engine.rocksDB()
+	st.mu.Unlock()
+	if !skip {
+		errs = append(errs, m.readCFStalls(ctx, st, out))
+	}
 	return out, errors.Join(errs...)
 }
 
@@ -249,6 +255,80 @@ func (m *MySQL) readSource(ctx context.Context, st *mysqlState, prefix, q string
 		}
 	}
 	return rows.Err()
+}
+
+// cfStallsPrefix names each column family's write stalls by cause, running totals that
+// MyRocks shows nowhere but in SHOW ENGINE ROCKSDB STATUS (ROCKSDB_CFSTATS has no stalls, and
+// the rocksdb_stall_* status variables add up every column family).
+const cfStallsPrefix = "rocksdb_cf_stalls."
+
+// readCFStalls reads each column family's stall counts from SHOW ENGINE ROCKSDB STATUS's
+// CF_COMPACTION rows into out as rocksdb_cf_stalls.CF.CAUSE, with their sum as .total. A
+// server without MyRocks (error 1286, unknown storage engine) is not asked again.
+func (m *MySQL) readCFStalls(ctx context.Context, st *mysqlState, out map[string]float64) error {
+	rows, err := m.db.QueryContext(ctx, "SHOW ENGINE ROCKSDB STATUS")
+	if err != nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && me.Number == 1286 {
+			st.mu.Lock()
+			st.missing[cfStallsPrefix] = true
+			st.mu.Unlock()
+			return nil
+		}
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, name, status string
+		if err := rows.Scan(&typ, &name, &status); err != nil {
+			return err
+		}
+		if typ != "CF_COMPACTION" {
+			continue
+		}
+		for cause, v := range cfStalls(status) {
+			out[cfStallsPrefix+strings.ToLower(name)+"."+cause] = v
+		}
+	}
+	return rows.Err()
+}
+
+// cfStalls parses one column family's stall counts from its compaction status text. MariaDB
+// 10.11's RocksDB prints "Stalls(count): 0 level0_slowdown, ..., 0 memtable_slowdown, interval
+// 0 total count", whose last figure counts since the previous status (left out); newer RocksDB
+// prints "Write Stall (count): cf-l0-file-count-limit-delays-with-ongoing-compaction: 0, ...,
+// total-delays: 0, total-stops: 0". Causes are lower case with '_' for spaces and '-'; total
+// is the older format's sum (the newer one's totals are kept as printed).
+func cfStalls(status string) map[string]float64 {
+	out := map[string]float64{}
+	name := func(s string) string {
+		return strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
+	}
+	for _, line := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(line, "Stalls(count):"); ok {
+			total := 0.0
+			for _, part := range strings.Split(rest, ",") {
+				num, cause, _ := strings.Cut(strings.TrimSpace(part), " ")
+				v, err := strconv.ParseFloat(num, 64)
+				if err != nil || cause == "" {
+					continue // "interval N total count"
+				}
+				out[name(cause)] = v
+				total += v
+			}
+			if len(out) > 0 {
+				out["total"] = total
+			}
+		} else if rest, ok := strings.CutPrefix(line, "Write Stall (count):"); ok {
+			for _, part := range strings.Split(rest, ",") {
+				cause, num, _ := strings.Cut(part, ":")
+				if v, err := strconv.ParseFloat(strings.TrimSpace(num), 64); err == nil && name(cause) != "" {
+					out[name(cause)] = v
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (st *mysqlState) addGauge(n string) {

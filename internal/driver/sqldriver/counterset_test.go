@@ -118,7 +118,9 @@ func TestMySQLCounterSet(t *testing.T) {
 			}
 			want := []string{"uptime", "innodb_buffer_pool_reads", "innodb_metrics.trx_rseg_history_len", "threads_running"}
 			if engine == "rocksdb" {
-				want = append(want, "rocksdb_cf.default.compaction_pending", "rocksdb_stall_micros")
+				want = append(want, "rocksdb_cf.default.compaction_pending", "rocksdb_stall_micros",
+					"rocksdb_cf_stalls.default.level0_slowdown", "rocksdb_cf_stalls.default.memtable_slowdown",
+					"rocksdb_cf_stalls.__system__.total")
 			}
 			for _, n := range want {
 				if _, ok := c[n]; !ok {
@@ -141,7 +143,13 @@ func TestMySQLCounterSet(t *testing.T) {
 					t.Errorf("%s is not a gauge", g)
 				}
 			}
-			for _, n := range []string{"innodb_buffer_pool_pages_flushed", "innodb_os_log_written", "rocksdb_compaction.default.l0.compcount"} {
+			for _, g := range []string{"rocksdb_compaction.default.l0.compactedfiles", "rocksdb_compaction.default.sum.numfiles"} {
+				if !isGauge(cs, g) {
+					t.Errorf("%s is not a gauge", g)
+				}
+			}
+			for _, n := range []string{"innodb_buffer_pool_pages_flushed", "innodb_os_log_written", "rocksdb_compaction.default.l0.compcount",
+				"rocksdb_compaction.default.l0.writegb", "rocksdb_cf_stalls.default.level0_slowdown", "rocksdb_cf_stalls.default.total"} {
 				if isGauge(cs, n) {
 					t.Errorf("%s is a gauge", n)
 				}
@@ -177,5 +185,32 @@ func userstatRows(t *testing.T, m *MySQL, engine string) {
 		if _, err := m.DB().ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCFStalls parses a column family's stall counts in both of RocksDB's formats: MariaDB
+// 10.11's (lines from its SHOW ENGINE ROCKSDB STATUS) and newer RocksDB's.
+func TestCFStalls(t *testing.T) {
+	old := "Cumulative compaction: 0.00 GB write, 0.00 MB/s write, 0.00 GB read, 0.00 MB/s read, 0.0 seconds\n" +
+		"Stalls(count): 1 level0_slowdown, 0 level0_slowdown_with_compaction, 0 level0_numfiles, 0 level0_numfiles_with_compaction, " +
+		"0 stop for pending_compaction_bytes, 2 slowdown for pending_compaction_bytes, 0 memtable_compaction, 4 memtable_slowdown, interval 1 total count\n" +
+		"Block cache LRUCache@0x564068b8c830#24582 capacity: 409.00 MB collections: 1\n"
+	got := cfStalls(old)
+	want := map[string]float64{"level0_slowdown": 1, "level0_slowdown_with_compaction": 0, "level0_numfiles": 0,
+		"level0_numfiles_with_compaction": 0, "stop_for_pending_compaction_bytes": 0, "slowdown_for_pending_compaction_bytes": 2,
+		"memtable_compaction": 0, "memtable_slowdown": 4, "total": 7}
+	if !maps.Equal(got, want) {
+		t.Errorf("MariaDB 10.11's format:\ngot  %v\nwant %v", got, want)
+	}
+	newer := "Write Stall (count): cf-l0-file-count-limit-delays-with-ongoing-compaction: 0, l0-file-count-limit-stops: 5, " +
+		"pending-compaction-bytes-delays: 12, total-delays: 12, total-stops: 5\n"
+	got = cfStalls(newer)
+	want = map[string]float64{"cf_l0_file_count_limit_delays_with_ongoing_compaction": 0, "l0_file_count_limit_stops": 5,
+		"pending_compaction_bytes_delays": 12, "total_delays": 12, "total_stops": 5}
+	if !maps.Equal(got, want) {
+		t.Errorf("the newer format:\ngot  %v\nwant %v", got, want)
+	}
+	if got := cfStalls("** Compaction Stats [default] **\n"); len(got) != 0 {
+		t.Errorf("no stall line: %v", got)
 	}
 }
