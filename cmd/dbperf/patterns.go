@@ -40,16 +40,57 @@ func defaultPatterns() []struct {
 	}
 }
 
-// writeInsertPatterns prints the runs' insert patterns after summary --explain's legend, or
-// without runs each workload's default ones. Text format only: it is a second table.
-func writeInsertPatterns(out io.Writer, runs []report.Run) error {
-	t := report.Table{Header: []string{"run", "step", "table", "index", "pattern"}, Title: patternsTitle}
+// patternSource is one row label of summary --explain's pattern table (a run, or a run group)
+// with the insert patterns it declared.
+type patternSource struct {
+	name     string
+	patterns []archive.InsertPattern
+}
+
+// runPatterns are each run's declared patterns, named by the run's directory.
+func runPatterns(runs []report.Run) []patternSource {
+	var out []patternSource
 	for _, r := range runs {
-		for _, p := range r.Meta.Figures.InsertPatterns {
-			t.Rows = append(t.Rows, []string{filepath.Base(r.Path), p.Step, p.Table, p.Index, p.Pattern})
+		out = append(out, patternSource{filepath.Base(r.Path), r.Meta.Figures.InsertPatterns})
+	}
+	return out
+}
+
+// groupPatterns are each run group's patterns, named by the group's directory: the distinct
+// ones of its repeats (the same configuration declares the same patterns, so one repeat's;
+// a repeat that declared others adds its own rows).
+func groupPatterns(groups []report.Group) []patternSource {
+	var out []patternSource
+	for _, g := range groups {
+		src := patternSource{name: filepath.Base(g.Path)}
+		seen := map[archive.InsertPattern]bool{}
+		for _, r := range g.Runs {
+			for _, p := range r.Meta.Figures.InsertPatterns {
+				if !seen[p] {
+					seen[p] = true
+					src.patterns = append(src.patterns, p)
+				}
+			}
+		}
+		out = append(out, src)
+	}
+	return out
+}
+
+// writeInsertPatterns prints the runs' (or run groups') insert patterns after summary
+// --explain's legend, or without any each workload's default ones. Text format only: it is a
+// second table.
+func writeInsertPatterns(out io.Writer, sources []patternSource, groups bool) error {
+	t := report.Table{Header: []string{"run", "step", "table", "index", "pattern"}, Title: patternsTitle}
+	if groups {
+		t.Header[0] = "group"
+	}
+	for _, s := range sources {
+		for _, p := range s.patterns {
+			t.Rows = append(t.Rows, []string{s.name, p.Step, p.Table, p.Index, p.Pattern})
 		}
 	}
-	if len(runs) == 0 {
+	if len(sources) == 0 {
 		t.Header[0] = "workload"
 		t.Note = "(default configurations; a run's own, from its clients, tables and key order: dbperf summary --explain RUN)"
 		for _, d := range defaultPatterns() {

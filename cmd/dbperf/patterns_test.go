@@ -52,3 +52,34 @@ func TestExplainInsertPatterns(t *testing.T) {
 		t.Errorf("summary --explain --format tsv printed a second table:\n%s", s.stdout)
 	}
 }
+
+// TestExplainGroupPatterns: summary --explain of a run group made by a real --repeat 2 run
+// prints the group's insert patterns once, named by the group, not once per repeat.
+func TestExplainGroupPatterns(t *testing.T) {
+	dir := t.TempDir()
+	if r := run(t, dir, "run", "insert", "--repeat", "2", "--quiet", "--seed", "5", "--rows", "500", "--l1-rows", "200",
+		"--steps", "l.i0,l.x,l.i1", "--out", "g"); r.code != 0 {
+		t.Fatalf("run --repeat 2: exit %d\n%s", r.code, r.stderr)
+	}
+	s := run(t, dir, "summary", "--explain", "g")
+	if s.code != 0 {
+		t.Fatalf("summary --explain GROUP: exit %d\n%s", s.code, s.stderr)
+	}
+	_, patterns, ok := strings.Cut(s.stdout, "\ngroup ")
+	var rows []string
+	for _, l := range strings.Split(patterns, "\n")[1:] {
+		rows = append(rows, strings.Join(strings.Fields(l), " "))
+	}
+	all := strings.Join(rows, "\n")
+	for _, want := range []string{"g l.i0 pi1..pi2, each pk nAsc:1, nRHS:1", "g l.i1 pi1..pi2, each marketsegment inf"} {
+		if n := strings.Count(all, want); !ok || n != 1 {
+			t.Errorf("summary --explain GROUP prints %q %d times, want once:\n%s", want, n, s.stdout)
+		}
+	}
+	if strings.Contains(all, "rep-") {
+		t.Errorf("summary --explain GROUP names a repeat, not the group:\n%s", all)
+	}
+	if s := run(t, dir, "summary", "--explain", "--format", "tsv", "g"); s.code != 0 || strings.Contains(s.stdout, "nRHS") {
+		t.Errorf("summary --explain --format tsv GROUP: exit %d, a second table:\n%s", s.code, s.stdout)
+	}
+}

@@ -30,9 +30,9 @@ below 95%), the number of stalls, and three host figures (wkbpi, cpupq, client).
 --wide prints every column: all rates and latency percentiles, the client's CPU per
 operation, every host figure per operation, and provenance (target kind, DBMS version,
 start date, dbperf commit). --explain prints what each column means (with RUNs, the columns
-of those runs) and how each write step inserts into each index (with RUNs, theirs; without,
-each workload's default configuration's). docs/reports.md lists every abbreviation; --format
-json is described there.
+of those runs) and how each write step inserts into each index (with RUNs, theirs, once per
+run group; without, each workload's default configuration's). docs/reports.md lists every
+abbreviation; --format json is described there.
 
 Given run groups (--repeat N), it prints per group, step and figure the number of runs, the
 median, a 95% confidence interval and the coefficient of variation (docs/repeats.md).`,
@@ -81,7 +81,10 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				if f == report.FormatText {
 					fmt.Fprint(out, report.ExplainNote+"\n"+report.GroupExplainNote+"\n")
 				}
-				return report.WriteTable(out, t, f)
+				if err := report.WriteTable(out, t, f); err != nil || f != report.FormatText {
+					return err
+				}
+				return writeInsertPatterns(out, groupPatterns(groups), true) // patterns.go
 			}
 			if explain {
 				given := runs // the insert patterns of these, or the workloads' defaults
@@ -96,7 +99,7 @@ median, a 95% confidence interval and the coefficient of variation (docs/repeats
 				if err := report.WriteTable(out, report.ExplainTable(runs), f); err != nil || f != report.FormatText {
 					return err
 				}
-				return writeInsertPatterns(out, given)
+				return writeInsertPatterns(out, runPatterns(given), false)
 			}
 			if len(runs) == 0 {
 				return fmt.Errorf("summary needs at least one RUN directory (or --explain)")
