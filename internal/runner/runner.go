@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,10 @@ type Step struct {
 	// are done: workers and pools without a limit finish the operation they are doing and take
 	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it, unless Timed.
 	Duration time.Duration
+	// LockOSThreads keeps each worker on one OS thread for the step (runtime.LockOSThread), for
+	// a library called through cgo: between calls the Go scheduler would otherwise hand a
+	// worker from thread to thread (docs/performance.md, "One OS thread per worker").
+	LockOSThreads bool
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
 	// Warmup, if set, runs the workers that long before the measured part, on the same
@@ -180,6 +185,10 @@ func (r *run) startWorkers(ctx context.Context, cancel context.CancelCauseFunc) 
 		r.all.Add(1)
 		go func() {
 			defer r.all.Done()
+			if r.s.LockOSThreads {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			if w.Primary {
 				defer r.primaries.Done()
 			}
