@@ -287,6 +287,9 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	mon := newMonitor(ctx, t)
 	s := &session.Session{Monitor: mon, FaultTimeout: faultTimeout}
 	defer sizeClientProcs(mon, info.Kind, s)()
+	if s.LockOSThreads = mon.Embedded() && cgoEngines[info.Kind]; s.LockOSThreads {
+		settings["worker_os_threads"] = lockedThreads
+	}
 	dataPath := ""
 	if spec.Path != "" {
 		dataPath, _ = filepath.Abs(spec.Path)
@@ -376,8 +379,12 @@ func recordRunOptions(t driver.Target, settings map[string]any) {
 	}
 }
 
-// cgoEngines are the embedded engines dbperf calls through cgo.
+// cgoEngines are the embedded engines dbperf calls through cgo: each step's workers keep their
+// own OS threads (session.Session.LockOSThreads) and GOMAXPROCS grows with the callers.
 var cgoEngines = map[string]bool{"rocksdb": true}
+
+// lockedThreads is run.json's worker_os_threads when the workers keep their threads.
+const lockedThreads = "one per worker (runtime.LockOSThread): the engine is called through cgo"
 
 // sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when
 // --client-procs is auto: against a server, from one processor up as the client's CPU use

@@ -39,6 +39,9 @@ type Session struct {
 	// StepProcs, if set, sizes the Go processors for a step of n callers (its workers and its
 	// pools' workers) and returns what undoes it (clientprocs.ForCallers).
 	StepProcs func(callers int) (undo func())
+	// LockOSThreads keeps every step's workers each on one OS thread (runner.Step.LockOSThreads),
+	// for an engine called through cgo.
+	LockOSThreads bool
 
 	done []stepLine // the steps run so far, for the closing summary
 }

@@ -37,10 +37,6 @@ type Writer interface {
 	Delete(key []byte) error
 }
 
-// ThreadBound is an engine reached through cgo: its workers run each on one OS thread
-// (runner.Step.LockOSThreads), so that the library's thread-local state stays with them.
-type ThreadBound interface{ ThreadBound() }
-
 // Settler is an optional ability of an engine: flush and compact to a steady shape.
 type Settler interface {
 	Settle(ctx context.Context) (string, error)

@@ -140,7 +140,7 @@ func (e *rocksEngine) setOptions(o Options) (map[string]any, error) {
 		"block_size": block, "bloom_bits_per_key": bloom, "level_compaction_dynamic_level_bytes": true,
 		"bytes_per_sync": bytesPerSync, "pin_l0_filter_and_index_blocks_in_cache": true,
 		"cache_index_and_filter_blocks": false, "max_open_files": -1, "verify_checksums": true,
-		"binding_call_ns": bindingCallNs(), "worker_os_threads": "one per worker (runtime.LockOSThread)",
+		"binding_call_ns": bindingCallNs(),
 	}
 	e.setShape(l, s)
 	if o.NoCompactions {

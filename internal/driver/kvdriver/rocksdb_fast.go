@@ -248,9 +248,6 @@ func cacheOptions(c unsafe.Pointer) string {
 	return string(buf[:min(n, len(buf)-1)])
 }
 
-// ThreadBound implements ThreadBound: every operation is a cgo call.
-func (e *rocksEngine) ThreadBound() {}
-
 // cgoNoop is one cgo call that does nothing: the transition's own cost.
 func cgoNoop() { C.dbperf_noop() }
 

@@ -79,7 +79,6 @@ func (st *stepState) op(t measure.OpType) measure.Op {
 func (st *stepState) plan() (*workload.StepPlan, error) {
 	cfg := st.b.cfg
 	st.step = runner.Step{Name: st.name, Retries: cfg.Retries}
-	_, st.step.LockOSThreads = st.db.Engine.(kvdriver.ThreadBound)
 	p := &workload.StepPlan{Progress: workload.None, Write: workload.None, Read: workload.None}
 	var err error
 	switch st.name {
