@@ -48,6 +48,7 @@ var (
 	_ ReverseScanner = (*badgerEngine)(nil)
 	_ L0Compactor    = (*badgerEngine)(nil)
 	_ Monitored      = (*badgerEngine)(nil)
+	_ Putter         = (*badgerEngine)(nil)
 )
 
 func openBadger(path string, o Options) (Engine, error) {
@@ -87,6 +88,13 @@ func (w badgerWriter) Set(k, v []byte) error {
 	return w.txn.Set(append([]byte(nil), k...), append([]byte(nil), v...))
 }
 func (w badgerWriter) Delete(k []byte) error { return w.txn.Delete(append([]byte(nil), k...)) }
+
+// Put writes one key in its own transaction, as a Write of one Set does, without the copies of
+// key and value or the Writer: Badger references them until the transaction commits, and
+// Update returns after the commit (the writes are in the memtable and the value log).
+func (b *badgerEngine) Put(k, v []byte) error {
+	return b.db.Update(func(txn *badger.Txn) error { return txn.Set(k, v) })
+}
 
 func (b *badgerEngine) Get(key []byte, fn func([]byte)) (bool, error) {
 	found := false
