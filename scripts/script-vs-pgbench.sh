@@ -11,6 +11,10 @@
 #                    /usr/bin/time for pgbench; for dbperf the run step's own getrusage figures
 #                    in summary.json (its startup, init and checks are not counted, its monitor
 #                    and runner are)
+#   counts / tx:     with SVP_PERF=1, each client runs under `perf stat`, which counts its context
+#                    switches and system calls (the whole process for both): figures per
+#                    transaction that the machine's other load barely moves, unlike CPU time
+#                    (docs/performance.md, "Lean socket reads")
 #
 # Both vacuum pgbench_branches and pgbench_tellers and truncate pgbench_history before each
 # run (pgbench's default; dbperf's too, without --no-vacuum).
@@ -27,6 +31,8 @@
 #   SVP_CLIENT_PATH  dbperf's --client-path: raw (default), netconn or driver
 #   SVP_DBPERF   the dbperf binary (default: built into $SVP_DIR)
 #   SVP_DIR      work directory (default /tmp/script-vs-pgbench)
+#   SVP_PERF     1: count context switches and system calls (needs perf with access to the
+#                raw_syscalls tracepoints: root, or perf_event_paranoid -1); default 0
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -39,7 +45,12 @@ mode=${SVP_MODE:-prepared}
 scripts=${SVP_SCRIPTS:-tpcb-like select-only}
 client_path=${SVP_CLIENT_PATH:-raw}
 dir=${SVP_DIR:-/tmp/script-vs-pgbench}
+perf=${SVP_PERF:-0}
 mkdir -p "$dir"
+if [ "$perf" = 1 ] && ! perf stat -e raw_syscalls:sys_enter true 2>/dev/null; then
+	echo "script-vs-pgbench: SVP_PERF=1 needs perf with access to the raw_syscalls tracepoints (run as root, or sysctl kernel.perf_event_paranoid=-1)" >&2
+	exit 1
+fi
 dbperf=${SVP_DBPERF:-$dir/dbperf}
 if [ -z "${SVP_DBPERF:-}" ]; then
 	go build -buildvcs=auto -o "$dbperf" ./cmd/dbperf
@@ -51,32 +62,55 @@ admin=${pg%/*}/postgres
 psql -q "$admin" -c "CREATE DATABASE ${pg##*/}" 2>/dev/null || true
 pgbench -i -q -s "$scale" "$pg" >"$dir/init.log" 2>&1
 
+# counter OUT: the perf stat command (an array, counted) that counts a client's context switches
+# and system calls into OUT.perf under SVP_PERF=1; nothing otherwise.
+counter() {
+	counted=()
+	[ "$perf" = 1 ] || return 0
+	rm -f "$1.perf"
+	counted=(perf stat -x, -o "$1.perf" -e context-switches,raw_syscalls:sys_enter --)
+}
+
+# counts OUT TX: context switches and system calls per transaction from OUT.perf, or "- -".
+counts() {
+	if [ -f "$1.perf" ]; then
+		awk -F, -v n="$2" '$3 == "context-switches" {c = $1} $3 == "raw_syscalls:sys_enter" {s = $1}
+			END {printf "%.2f %.2f\n", c / n, s / n}' "$1.perf"
+	else
+		echo - -
+	fi
+}
+
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
-run_pgbench() { # script round -> "tps cpu_us_per_tx"
+run_pgbench() { # script round -> "tps cpu_us_per_tx"; its counts per transaction to $dir/pgbench.counts
 	local out="$dir/pgbench-$1-$2"
-	/usr/bin/time -f '%U %S' -o "$out.time" pgbench -M "$mode" -c "$clients" -T "$secs" -b "$1" "$pg" >"$out.log" 2>&1
+	counter "$out"
+	/usr/bin/time -f '%U %S' -o "$out.time" "${counted[@]}" pgbench -M "$mode" -c "$clients" -T "$secs" -b "$1" "$pg" >"$out.log" 2>&1
 	local tps tx cpu
 	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out.log")
 	tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out.log")
 	cpu=$(awk '{print $1 + $2}' "$out.time")
+	counts "$out" "$tx" >"$dir/pgbench.counts"
 	echo "$tps $(awk -v c="$cpu" -v n="$tx" 'BEGIN {printf "%.2f", c * 1e6 / n}')"
 }
 
-run_dbperf() { # script round -> "tps cpu_us_per_tx"
+run_dbperf() { # script round -> "tps cpu_us_per_tx transactions client_procs"
 	local out="$dir/dbperf-$1-$2"
 	rm -rf "$out"
-	"$dbperf" --client-path "$client_path" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
+	counter "$out"
+	"${counted[@]}" "$dbperf" --client-path "$client_path" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
 		--step-seconds "$secs" --target "$pg" --quiet --out "$out" >"$out.log" 2>&1
 	python3 - "$out/run/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 w = s["workload"]
-print(w["tps"], "%.2f" % (s["client_cpu_sec"] * 1e6 / max(w["transactions"], 1)))
+print(w["tps"], "%.2f" % (s["client_cpu_sec"] * 1e6 / max(w["transactions"], 1)), w["transactions"], s.get("host", {}).get("client_procs", "-"))
 PY
 }
 
-printf '%-12s %-8s %10s %10s %12s %12s\n' script round pg_tps dbperf_tps pg_cpu_us dbperf_cpu_us | tee "$dir/rounds.txt"
+printf '%-12s %-8s %10s %10s %12s %12s %6s %s\n' script round pg_tps dbperf_tps pg_cpu_us dbperf_cpu_us procs \
+	"ctxsw/syscalls per tx: pgbench, dbperf" | tee "$dir/rounds.txt"
 for s in $scripts; do
 	: >"$dir/$s.pg"
 	: >"$dir/$s.db"
@@ -86,9 +120,12 @@ for s in $scripts; do
 		else
 			d=$(run_dbperf "$s" "$r"); p=$(run_pgbench "$s" "$r")
 		fi
+		# shellcheck disable=SC2086
+		set -- $d
 		echo "$p" >>"$dir/$s.pg"
-		echo "$d" >>"$dir/$s.db"
-		printf '%-12s %-8s %10s %10s %12s %12s\n' "$s" "$r" ${p%% *} ${d%% *} ${p##* } ${d##* } | tee -a "$dir/rounds.txt"
+		echo "$1 $2" >>"$dir/$s.db"
+		printf '%-12s %-8s %10s %10s %12s %12s %6s %s\n' "$s" "$r" ${p%% *} "$1" ${p##* } "$2" "$4" \
+			"$(cat "$dir/pgbench.counts"), $(counts "$dir/dbperf-$s-$r" "$3")" | tee -a "$dir/rounds.txt"
 	done
 done
 echo
