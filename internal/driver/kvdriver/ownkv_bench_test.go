@@ -133,6 +133,10 @@ func benchOps(b *testing.B, db *DB, gets []variant, afterGets func(), barePut fu
 			{"get-dbperf", func() error { return dbperfGet.do(1) }},
 			{"get-bare", func() error { return gets[0].do(1) }},
 			{"put-dbperf", func() error { return db.Put(keyOf(1), val) }},
+			{"put-write", func() error {
+				k := keyOf(1)
+				return db.Write(func(w Writer) error { return w.Set(k, val) })
+			}},
 			{"put-bare", func() error { return barePut(keyOf(1), val) }},
 		} {
 			b.ReportMetric(testing.AllocsPerRun(100, func() {
