@@ -41,7 +41,7 @@ type rocksEngine struct {
 	cf       *grocksdb.ColumnFamilyHandle // the default column family, for the batched MultiGet
 	opts     *grocksdb.Options
 	table    *grocksdb.BlockBasedTableOptions
-	cache    unsafe.Pointer // the block cache, a rocksdb_cache_t (rocksdb_cache.cc)
+	cache    unsafe.Pointer // the block cache, a rocksdb_cache_t (rocksdb_shim.cc)
 	ro       *grocksdb.ReadOptions
 	wo       *grocksdb.WriteOptions
 	fast     rocksHandles // the C handles of the hot path (rocksdb_fast.go)

@@ -3,8 +3,9 @@
 package kvdriver
 
 // The hot path: each Get, Put, MultiGet and bounded scan is one cgo call into a small C function
-// here, which calls RocksDB's C API as often as the operation needs and copies the results into a
-// Go buffer. grocksdb's own calls cost more transitions: a Get is three (get_pinned, value,
+// here, which calls RocksDB's C API (or, for Get and MultiGet, its C++ API in rocksdb_shim.cc,
+// which needs no allocation per key) as often as the operation needs and copies the results into
+// a Go buffer. grocksdb's own calls cost more transitions: a Get is three (get_pinned, value,
 // destroy), a put through a batch four, a scan five per entry (valid, key, value, next and the
 // iterator's create and destroy), and its MultiGet is the unbatched rocksdb_multi_get with a C
 // allocation per key. docs/performance.md ("RocksDB beside db_bench") has the figures.
@@ -27,6 +28,11 @@ package kvdriver
 rocksdb_cache_t* dbperf_lru_cache(size_t capacity, int shard_bits, double high_pri_pool_ratio);
 size_t dbperf_cache_options(rocksdb_cache_t* c, char* buf, size_t cap);
 void dbperf_dbbench_defaults(rocksdb_options_t* o, rocksdb_block_based_table_options_t* t);
+int dbperf_cpp_get(rocksdb_t* db, const rocksdb_readoptions_t* ro, const char* k, size_t klen,
+		char* buf, size_t cap, size_t* n, char** err);
+int dbperf_cpp_multi_get(rocksdb_t* db, const rocksdb_readoptions_t* ro, rocksdb_column_family_handle_t* cf,
+		size_t n, const char* keys, const size_t* klens, char* buf, size_t cap, size_t* vlens, size_t* used,
+		char** err);
 
 // dbperf_res is every helper's answer, returned by value: an out-parameter for the error would
 // be a pointer to a pointer, which cgo checks on every call.
@@ -48,18 +54,13 @@ static inline void dbperf_thread(int off) {
 }
 
 // dbperf_get: rc 1 and the value copied into buf when it fits (n is its length either way),
-// 0 when the key is absent, -1 on error.
+// 0 when the key is absent, -1 on error; the read is C++'s, into a PinnableSlice on the stack
+// (rocksdb_shim.cc), as db_bench's.
 static dbperf_res dbperf_get(rocksdb_t* db, const rocksdb_readoptions_t* ro, int perf_off,
 		const char* k, size_t klen, char* buf, size_t cap) {
 	dbperf_res r = {0, 0, NULL, NULL};
 	dbperf_thread(perf_off);
-	rocksdb_pinnableslice_t* s = rocksdb_get_pinned(db, ro, k, klen, &r.err);
-	if (r.err != NULL) { r.rc = -1; return r; }
-	if (s == NULL) return r;
-	const char* v = rocksdb_pinnableslice_value(s, &r.n);
-	if (r.n <= cap) memcpy(buf, v, r.n);
-	rocksdb_pinnableslice_destroy(s);
-	r.rc = 1;
+	r.rc = dbperf_cpp_get(db, ro, k, klen, buf, cap, &r.n, &r.err);
 	return r;
 }
 
@@ -72,54 +73,20 @@ static dbperf_res dbperf_put(rocksdb_t* db, const rocksdb_writeoptions_t* wo, in
 	return r;
 }
 
-#define DBPERF_MAX_BATCH 64
-
 // dbperf_multi_get reads n keys (back to back in keys, lengths in klens) with the batched
-// MultiGet and copies the values found back to back into buf; vlens[i] is a value's length, or
-// (size_t)-1 when absent. rc is the keys found, -1 on error, -2 when buf is too small (n is
-// the size needed).
+// MultiGet (rocksdb_shim.cc) and copies the values found back to back into buf; vlens[i] is a
+// value's length, or (size_t)-1 when absent. rc is the keys found, -1 on error, -2 when buf is
+// too small (n is the size needed).
 static dbperf_res dbperf_multi_get(rocksdb_t* db, const rocksdb_readoptions_t* ro,
 		rocksdb_column_family_handle_t* cf, int perf_off, size_t n, const char* keys,
 		const size_t* klens, char* buf, size_t cap, size_t* vlens) {
 	dbperf_res r = {0, 0, NULL, NULL};
-	const char* kp[DBPERF_MAX_BATCH];
-	rocksdb_pinnableslice_t* vals[DBPERF_MAX_BATCH];
-	char* errs[DBPERF_MAX_BATCH];
 	dbperf_thread(perf_off);
-	if (n > DBPERF_MAX_BATCH) {
-		r.err = strdup("dbperf_multi_get: more than 64 keys in a batch");
-		r.rc = -1;
-		return r;
-	}
-	size_t off = 0;
-	for (size_t i = 0; i < n; i++) {
-		kp[i] = keys + off;
-		off += klens[i];
-	}
-	rocksdb_batched_multi_get_cf(db, ro, cf, n, kp, klens, vals, errs, 0);
-	int found = 0;
 	size_t used = 0;
-	for (size_t i = 0; i < n; i++) {
-		vlens[i] = (size_t)-1;
-		if (errs[i] != NULL) {
-			if (r.err == NULL) r.err = errs[i]; else free(errs[i]);
-		}
-		if (vals[i] == NULL) continue;
-		size_t vl;
-		const char* v = rocksdb_pinnableslice_value(vals[i], &vl);
-		if (used + vl <= cap) memcpy(buf + used, v, vl);
-		used += vl;
-		vlens[i] = vl;
-		found++;
-		rocksdb_pinnableslice_destroy(vals[i]);
-	}
-	if (r.err != NULL) {
-		r.rc = -1;
-	} else if (used > cap) {
+	r.rc = dbperf_cpp_multi_get(db, ro, cf, n, keys, klens, buf, cap, vlens, &used, &r.err);
+	if (r.rc >= 0 && used > cap) {
 		r.n = used;
 		r.rc = -2;
-	} else {
-		r.rc = found;
 	}
 	return r;
 }
@@ -220,7 +187,7 @@ func newRocksHandles(e *rocksEngine, perfOff bool) rocksHandles {
 func (h *rocksHandles) close() { *h = rocksHandles{} }
 
 // setLRUCache makes the block cache as db_bench does, with no high-priority pool
-// (rocksdb_cache.cc), and sets it on table; destroyCache frees it once the database is closed.
+// (rocksdb_shim.cc), and sets it on table; destroyCache frees it once the database is closed.
 func setLRUCache(table *grocksdb.BlockBasedTableOptions, capacity int64, shardBits int) unsafe.Pointer {
 	c := C.dbperf_lru_cache(C.size_t(capacity), C.int(shardBits), 0)
 	C.rocksdb_block_based_options_set_block_cache((*C.rocksdb_block_based_table_options_t)(firstField(table)), c)
@@ -228,7 +195,7 @@ func setLRUCache(table *grocksdb.BlockBasedTableOptions, capacity int64, shardBi
 }
 
 // setDBBenchDefaults sets what db_bench's flags default to where the library's defaults differ
-// and the C API has no setter (rocksdb_cache.cc).
+// and the C API has no setter (rocksdb_shim.cc).
 func setDBBenchDefaults(opts *grocksdb.Options, table *grocksdb.BlockBasedTableOptions) {
 	C.dbperf_dbbench_defaults((*C.rocksdb_options_t)(firstField(opts)),
 		(*C.rocksdb_block_based_table_options_t)(firstField(table)))
