@@ -163,14 +163,7 @@ func (sf *scriptFlags) sources() ([]script.Source, error) {
 		}
 		out = append(out, script.Source{Builtin: name, Weight: w})
 	}
-	seen := map[string]bool{}
-	for _, s := range out {
-		if s.Name != "" && seen[s.Name] {
-			return nil, fmt.Errorf("two scripts are named %s: give one a --name or rename its file", s.Name)
-		}
-		seen[s.Name] = true
-	}
-	return out, nil
+	return out, nil // their names are checked with the rest of the config (script.Config.Validate)
 }
 
 func splitWeight(arg string) (string, int, error) {

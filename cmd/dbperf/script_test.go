@@ -9,7 +9,8 @@ import (
 
 // TestScriptCommand: run script runs a file (op named after it) and a built-in with its init on
 // SQLite into run directories that summary reads; its mistakes (an unsupported meta-command, an
-// SLA on no script, a bad weight) get one sentence and leave nothing behind.
+// SLA on no script, a bad weight, a script name no op type can have) get one sentence and
+// leave nothing behind.
 func TestScriptCommand(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "upd.sql")
@@ -38,6 +39,11 @@ func TestScriptCommand(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("SELECT 1;\n\\shell echo hi\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, n := range []string{"x,y.sql", "failed.sql", "select-only.sql"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("SELECT 1;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -50,6 +56,11 @@ func TestScriptCommand(t *testing.T) {
 		{[]string{"run", "script", "--file", file, "--query-mode", "fast"}, "--query-mode \"fast\""},
 		{[]string{"run", "script", "--file", file, "--per-statement", "--arrival", "constant", "--rate", "10"}, "closed loop"},
 		{[]string{"run", "script", "--file", file, "--per-statement", "--sla", "upd:p99<1s"}, "upd.1, upd.2, failed"},
+		// names an op type cannot have, refused before any work
+		{[]string{"run", "script", "--file", file, "--name", "my op"}, `script name "my op": an op type holds only letters`},
+		{[]string{"run", "script", "--file", filepath.Join(dir, "x,y.sql")}, `script name "x,y"`},
+		{[]string{"run", "script", "--file", filepath.Join(dir, "failed.sql")}, `script name "failed" is the op type of dbperf's own`},
+		{[]string{"run", "script", "--builtin", "select-only", "--file", filepath.Join(dir, "select-only.sql")}, "two scripts are named select-only"},
 	} {
 		sub := t.TempDir()
 		r := run(t, sub, c.args...)

@@ -136,20 +136,29 @@ const pgbenchScript = `\set a random(1, 1000000)
 SELECT :a, :z, :e, :g, :h, :f, :p, :default_seed, :random_seed, :d;
 `
 
-// TestMatchesPgbench: with the same seed, each client draws exactly what pgbench 15 draws. The
-// expected lines are what this printed (PG 15.18):
+// TestMatchesPgbench: with the same seed, each client sends exactly what pgbench 15 sends. Each
+// row's lines are what this printed (PG 15.18), one per client:
 //
-//	pgbench -n -t 1 -c 2 --random-seed=42 -d -f t1.sql   (t1.sql = pgbenchScript)
+//	pgbench -n -t 1 -c N --random-seed=42 -d -f t1.sql   (t1.sql = the row's script)
 func TestMatchesPgbench(t *testing.T) {
-	f := &fakeStore{dialect: "postgres"}
-	b := newBench(t, f, Config{Sources: []Source{{Name: "t1", Text: pgbenchScript, Weight: 1}}, Clients: 2, Seed: 42})
-	runClients(t, b, 1)
-	want := [][]string{
-		{"SELECT 668251, 1, 23, 641, -2846345704759875020, 8042475719041854027, 945, 4482733528210176216, 42, 2.33333333333333"},
-		{"SELECT 844242, 2, 121, 440, 5343936370566475051, 203397801721678545, 346, 4482733528210176216, 42, 2.33333333333333"},
-	}
-	if !reflect.DeepEqual(f.sent, want) {
-		t.Errorf("got\n%q\nwant\n%q", f.sent, want)
+	for _, tc := range []struct {
+		name, script string
+		want         [][]string
+	}{
+		{"random", pgbenchScript, [][]string{
+			{"SELECT 668251, 1, 23, 641, -2846345704759875020, 8042475719041854027, 945, 4482733528210176216, 42, 2.33333333333333"},
+			{"SELECT 844242, 2, 121, 440, 5343936370566475051, 203397801721678545, 346, 4482733528210176216, 42, 2.33333333333333"},
+		}},
+		// PostgreSQL's snprintf (src/port/snprintf.c, fmtfloat), not glibc's inf and nan
+		{"infinity", "\\set a 1.0/0\n\\set b -1.0/0\n\\set c sqrt(-1.0)\n\\set d ln(0)\nSELECT :a, :b, :c, :d, 1e300*1e300;\n",
+			[][]string{{"SELECT Infinity, -Infinity, NaN, -Infinity, 1e300*1e300"}}},
+	} {
+		f := &fakeStore{dialect: "postgres"}
+		b := newBench(t, f, Config{Sources: []Source{{Name: "t1", Text: tc.script, Weight: 1}}, Clients: len(tc.want), Seed: 42})
+		runClients(t, b, 1)
+		if !reflect.DeepEqual(f.sent, tc.want) {
+			t.Errorf("%s: got\n%q\nwant\n%q", tc.name, f.sent, tc.want)
+		}
 	}
 }
 

@@ -91,6 +91,7 @@ func (c *Config) Validate() error {
 	if len(c.Sources) > 0 && total == 0 {
 		errs = append(errs, errors.New("the scripts' weights add up to 0"))
 	}
+	errs = append(errs, checkNames(c.Sources)...)
 	if c.Clients < 1 {
 		errs = append(errs, fmt.Errorf("--clients must be at least 1 (got %d)", c.Clients))
 	}
@@ -132,15 +133,18 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ParseCheck reads --check 'SQL = VALUE': the last " = " splits the query from the value.
+// ParseCheck reads --check 'SQL = VALUE': the last " = " (an equals sign with a space on
+// each side) splits the query from the value, so a query may hold "a=1" or "a = 1" before it.
+// Without one, or with nothing after it, there is no VALUE to compare: refused, rather than
+// split at some other "=" inside the query.
 func ParseCheck(s string) (Check, error) {
-	i := strings.LastIndex(s, "=")
+	i := strings.LastIndex(s, " = ")
 	if i < 0 {
-		return Check{}, fmt.Errorf("--check %q: give 'SQL = VALUE', e.g. 'SELECT count(*) FROM t = 100'", s)
+		return Check{}, fmt.Errorf("--check %q has no \" = \": give 'SQL = VALUE' with a space on each side of the last =, e.g. 'SELECT count(*) FROM t = 100'", s)
 	}
-	c := Check{SQL: strings.TrimSpace(s[:i]), Want: strings.TrimSpace(s[i+1:])}
+	c := Check{SQL: strings.TrimSpace(s[:i]), Want: strings.TrimSpace(s[i+3:])}
 	if c.SQL == "" || c.Want == "" {
-		return Check{}, fmt.Errorf("--check %q: give 'SQL = VALUE'", s)
+		return Check{}, fmt.Errorf("--check %q: the query or the VALUE after the last \" = \" is empty: give 'SQL = VALUE', e.g. 'SELECT count(*) FROM t = 100'", s)
 	}
 	return c, nil
 }

@@ -74,15 +74,17 @@ func (v Value) AppendText(b []byte) []byte {
 	return append(b, formatDouble(v.F)...)
 }
 
-// formatDouble is C's %.15g, with glibc's inf and nan.
+// formatDouble is pgbench's %.15g (pgbench.c:1670-1671) in PostgreSQL's own snprintf, whose
+// fmtfloat writes NaN, Infinity and -Infinity (src/port/snprintf.c:1150-1207), not glibc's
+// inf and nan. pgbench 15.18 -d sends `SELECT Infinity, -Infinity, NaN` for 1.0/0, -1.0/0, sqrt(-1.0).
 func formatDouble(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
-		return "inf"
+		return "Infinity"
 	case math.IsInf(f, -1):
-		return "-inf"
+		return "-Infinity"
 	case math.IsNaN(f):
-		return "nan"
+		return "NaN"
 	}
 	s := strconv.FormatFloat(f, 'g', 15, 64)
 	// Go writes exponents with at least two digits, as C does; only the sign differs for none.
