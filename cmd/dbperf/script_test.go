@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,8 @@ func TestScriptCommand(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", c.args, r.code, r.stdout, r.stderr)
 		} else if !strings.Contains(r.stdout, c.check) {
 			t.Errorf("%v: no %q in\n%s", c.args, c.check, r.stdout)
+		} else if end := r.stdout[strings.Index(r.stdout, "== summary of"):]; c.check == "check: none" && !regexp.MustCompile(`(?m)^ +run .* unchecked$`).MatchString(end) {
+			t.Errorf("%v: the end table does not say the run step is unchecked, as summary does:\n%s", c.args, end)
 		}
 		out := c.args[len(c.args)-1]
 		if s := run(t, dir, "summary", "--wide", out); s.code != 0 || !strings.Contains(s.stdout, c.want) {

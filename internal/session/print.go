@@ -200,7 +200,8 @@ type stepLine struct {
 // printClosing prints one line per step run, as sysbench's and pgbench's final reports and
 // YCSB's [OVERALL] do: its main op's rate and latency, errors and the check's own outcome (ok,
 // FAILED, n/a for a step the target cannot run, "-" when the step failed or stopped before its
-// check, skipped without checks); then why each step that did not complete stopped.
+// check, unchecked without checks: the word of summary's ok column); then why each step that
+// did not complete stopped.
 func printClosing(out io.Writer, run string, steps []stepLine) {
 	if len(steps) == 0 {
 		return
@@ -215,7 +216,7 @@ func printClosing(out io.Writer, run string, steps []stepLine) {
 		if !s.Complete {
 			failed = append(failed, s)
 		}
-		check := "skipped"
+		check := "unchecked"
 		switch {
 		case notApplicable(s):
 			check = "n/a"
