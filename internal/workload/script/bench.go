@@ -63,6 +63,9 @@ func New(cfg Config, store Store) (*Bench, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkCompound(s, store.Dialect()); err != nil {
+			return nil, err
+		}
 		s.Weight = src.Weight
 		b.scripts = append(b.scripts, s)
 	}
@@ -96,6 +99,22 @@ func Ops(scripts []*Script, perStatement, connect bool) (ops []measure.OpType, s
 		ops = append(ops, measure.OpType{Name: ConnectOp, Unit: "connections", Abbrev: "conn"})
 	}
 	return ops, stmtOp, failed
+}
+
+// checkCompound refuses a \; compound statement off PostgreSQL, before any work: MySQL and
+// MariaDB refuse several statements in one query unless the connection asked for them at its
+// handshake (error 1064), and database/sql's SQLite driver returns only the last statement's
+// rows, so \aset would miss the others' variables.
+func checkCompound(s *Script, dialect string) error {
+	if dialect == "postgres" {
+		return nil
+	}
+	for _, c := range s.Cmds {
+		if c.Kind == CmdSQL && c.Compound {
+			return fmt.Errorf("%s:%d: \\; joins SQL commands into one compound statement, which dbperf runs on PostgreSQL only, not %s: end each command with ; instead (and \\gset each result you need)", s.Name, c.Line, dialect)
+		}
+	}
+	return nil
 }
 
 // FailedOp is the op type of transactions that failed after their last try.

@@ -41,6 +41,8 @@ type Command struct {
 	Store  ResultVars
 	Prefix string
 	N      int // SQL: its number among the script's SQL commands, from 0
+	// Compound: SQL commands joined by \; into one statement (PostgreSQL only: checkCompound).
+	Compound bool
 	// \set: the variable's slot and the expression; \if and \elif: the condition.
 	Var  int
 	Expr *Expr
@@ -155,19 +157,20 @@ func (p *scriptParser) skipSpaceAndComments() {
 // sql reads one SQL command up to its ; (outside quotes and comments) or a backslash that
 // starts a meta-command (\gset, \aset end the command they follow).
 func (p *scriptParser) sql() error {
-	start := p.line
+	start, compound := p.line, false
 	var b strings.Builder
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch {
 		case c == ';':
 			p.pos++
-			return p.addSQL(start, b.String())
+			return p.addSQL(start, b.String(), compound)
 		case c == '\\' && strings.HasPrefix(p.src[p.pos:], `\;`):
 			b.WriteByte(';')
 			p.pos += 2
+			compound = true
 		case c == '\\':
-			return p.addSQL(start, b.String())
+			return p.addSQL(start, b.String(), compound)
 		case c == '\'' || c == '"':
 			p.quoted(&b, c)
 		case c == '$' && p.dollarTag() != "":
@@ -193,7 +196,7 @@ func (p *scriptParser) sql() error {
 			p.pos++
 		}
 	}
-	return p.addSQL(start, b.String())
+	return p.addSQL(start, b.String(), compound)
 }
 
 // quoted copies a '...' or "..." literal (” and "" are the quote itself).
@@ -244,12 +247,12 @@ func (p *scriptParser) dollarQuoted(b *strings.Builder, tag string) {
 	p.pos += n
 }
 
-func (p *scriptParser) addSQL(line int, text string) error {
+func (p *scriptParser) addSQL(line int, text string, compound bool) error {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
 	}
-	c := &Command{Line: line, Kind: CmdSQL, SQL: text, N: p.s.NSQL}
+	c := &Command{Line: line, Kind: CmdSQL, SQL: text, N: p.s.NSQL, Compound: compound}
 	c.Parts = splitVars(text, p.syms)
 	p.s.NSQL++
 	p.s.Cmds = append(p.s.Cmds, c)
