@@ -60,6 +60,7 @@ type MySQL struct {
 	cols   int      // columns of the current result set
 	inRows bool     // its rows are being read
 	more   bool     // SERVER_MORE_RESULTS_EXISTS: another result follows
+	status uint16   // the server status flags of the last OK or EOF packet
 	vals   [][]byte // the current row's values (nil: NULL), slices of rbuf
 	stmt   *MyStmt  // the prepared statement executing: its rows are binary (mystmt.go); nil for COM_QUERY
 	pipe   myPipe   // statements queued to go with the next one (mystmt.go)
@@ -70,6 +71,7 @@ const (
 	comQuery          = 0x03
 	maxPayload        = 1<<24 - 1
 	serverMoreResults = 0x0008
+	serverInTrans     = 0x0001  // SERVER_STATUS_IN_TRANS: a transaction is open
 	maxColumns        = 1 << 16 // far above any server's limit (MySQL and MariaDB: 4096)
 )
 
@@ -345,7 +347,8 @@ func (w *MySQL) row() (vals [][]byte, ok bool, err error) {
 		if w.deprecateEOF {
 			_, err = w.okPacket(p)
 		} else if len(p) >= 5 {
-			w.more = binary.LittleEndian.Uint16(p[3:])&serverMoreResults != 0
+			w.status = binary.LittleEndian.Uint16(p[3:])
+			w.more = w.status&serverMoreResults != 0
 		}
 		return nil, false, err
 	case len(p) > 0 && p[0] == 0xff:
@@ -398,6 +401,11 @@ func (w *MySQL) drain() error {
 	return first
 }
 
+// InTransaction tells whether the last OK or EOF packet's status flags had a transaction open
+// (SERVER_STATUS_IN_TRANS), as libpq's PQtransactionStatus reads PostgreSQL's ReadyForQuery:
+// at no cost. An ERR packet carries no flags, so after one it is the last statement's before.
+func (w *MySQL) InTransaction() bool { return w.status&serverInTrans != 0 }
+
 // okPacket reads an OK packet (or the OK that ends rows): affected rows, last insert id,
 // status flags, warnings.
 func (w *MySQL) okPacket(p []byte) (int64, error) {
@@ -407,7 +415,8 @@ func (w *MySQL) okPacket(p []byte) (int64, error) {
 	}
 	_, k2, ok := lenenc(p[1+k:])
 	if st := 1 + k + k2; ok && len(p) >= st+2 {
-		w.more = binary.LittleEndian.Uint16(p[st:])&serverMoreResults != 0
+		w.status = binary.LittleEndian.Uint16(p[st:])
+		w.more = w.status&serverMoreResults != 0
 	}
 	return int64(affected), nil
 }

@@ -193,7 +193,7 @@ func (c *client) step(ctx context.Context, oneSQL bool) (sqlN int, done bool, er
 		}
 	}
 	if c.conn.InTransaction() {
-		return sqlN, true, fmt.Errorf("%w: script %s ended inside a transaction block (pgbench.c:4250-4257)", ErrAbort, s.Name)
+		return sqlN, true, fmt.Errorf("%w: script %s ended inside a transaction block: end it with COMMIT or ROLLBACK (pgbench.c:4246-4257)", ErrAbort, s.Name)
 	}
 	return sqlN, true, nil
 }

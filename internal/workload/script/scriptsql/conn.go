@@ -179,7 +179,9 @@ func (d *dbConn) Rollback(ctx context.Context) error {
 	return err
 }
 
-// InTransaction is unknown through database/sql: false.
+// InTransaction is unknown through database/sql (go-sql-driver/mysql keeps the server's
+// status flags to itself; SQLite's driver has no sqlite3_get_autocommit): false. MySQL's lean
+// path reads the flags (myWireConn).
 func (d *dbConn) InTransaction() bool { return false }
 
 func (d *dbConn) Close() error {

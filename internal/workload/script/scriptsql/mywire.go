@@ -96,6 +96,12 @@ func (m *myWireConn) prepare(ctx context.Context, st *script.Stmt) (*wire.MyStmt
 	return m.stmts[st.ID], nil
 }
 
+// InTransaction is SERVER_STATUS_IN_TRANS of the server's last OK or EOF packet on the lean
+// path, as pgbench reads PostgreSQL's transaction status after a script (pgbench.c:
+// 4246-4257). A statement read through database/sql (\gset, \aset) leaves the flags of the one
+// before it: a SELECT does not open or close a block.
+func (m *myWireConn) InTransaction() bool { return m.w.InTransaction() }
+
 func (m *myWireConn) Rollback(ctx context.Context) error {
 	_, err := m.w.Exec(ctx, rollbackSQL)
 	return err
