@@ -3,7 +3,9 @@ package scriptsql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
+	"time"
 
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/jackc/pgx/v5"
@@ -110,6 +112,9 @@ type dbConn struct {
 	c        *sql.Conn
 	prepared []*sql.Stmt // by statement id
 	args     []any
+	// endCheck: MySQL through database/sql alone, which cannot see the server's status
+	// flags after each script; Close asks MariaDB's @@in_transaction once instead.
+	endCheck bool
 }
 
 func (d *dbConn) Exec(ctx context.Context, st *script.Stmt) ([]script.Result, error) {
@@ -181,7 +186,7 @@ func (d *dbConn) Rollback(ctx context.Context) error {
 
 // InTransaction is unknown through database/sql (go-sql-driver/mysql keeps the server's
 // status flags to itself; SQLite's driver has no sqlite3_get_autocommit): false. MySQL's lean
-// path reads the flags (myWireConn).
+// path reads the flags (myWireConn); on its driver path Close asks once (endCheck).
 func (d *dbConn) InTransaction() bool { return false }
 
 func (d *dbConn) Close() error {
@@ -190,5 +195,18 @@ func (d *dbConn) Close() error {
 			ps.Close()
 		}
 	}
-	return d.c.Close()
+	open := d.endCheck && d.inTransactionNow()
+	if err := d.c.Close(); err != nil || !open {
+		return err
+	}
+	return errors.New("a client's connection was inside a transaction block at the step's end (MariaDB's @@in_transaction): a script ends inside one; end it with COMMIT or ROLLBACK (pgbench aborts the client after such a script, pgbench.c:4246-4257)")
+}
+
+// inTransactionNow asks MariaDB's @@in_transaction: one round trip, at the step's end only.
+// MySQL has no such variable: its error means "cannot tell", false.
+func (d *dbConn) inTransactionNow() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var n int
+	return d.c.QueryRowContext(ctx, "SELECT @@in_transaction").Scan(&n) == nil && n != 0
 }

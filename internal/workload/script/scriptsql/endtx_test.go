@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/workload/script"
 )
 
@@ -12,7 +11,8 @@ import (
 // as pgbench aborts the client (pgbench.c:4246-4257; its test: BEGIN;SELECT 1;), on
 // PostgreSQL from ReadyForQuery and on MariaDB's lean paths from the OK and EOF packets'
 // SERVER_STATUS_IN_TRANS, in each query mode, also when the last statement's results went
-// through database/sql for \gset; the same script with its COMMIT runs.
+// through database/sql for \gset; on MariaDB's driver path from @@in_transaction at the
+// step's end. The same script with its COMMIT runs.
 func TestScriptEndsInTransaction(t *testing.T) {
 	targets := sqlTargets(t, "endtx")
 	for _, name := range []string{"postgres", "mysql-innodb"} {
@@ -20,12 +20,12 @@ func TestScriptEndsInTransaction(t *testing.T) {
 		if !ok {
 			continue
 		}
-		for _, path := range []driver.ClientPath{driver.ClientRaw, driver.ClientNetConn} {
+		for _, path := range clientPaths {
 			for _, mode := range []script.Mode{script.ModeSimple, script.ModeExtended, script.ModePrepared} {
 				t.Run(name+"/"+string(path)+"/"+mode.String(), func(t *testing.T) {
 					for _, tc := range []struct{ text, want string }{
-						{"BEGIN;\nSELECT 1;\n", "ended inside a transaction block"},
-						{"BEGIN;\nSELECT 1 AS x \\gset\n", "ended inside a transaction block"},
+						{"BEGIN;\nSELECT 1;\n", "inside a transaction block"},
+						{"BEGIN;\nSELECT 1 AS x \\gset\n", "inside a transaction block"},
 						{"BEGIN;\nSELECT 1 AS x \\gset\nCOMMIT;\n", ""},
 						{"SELECT 1;\n", ""},
 					} {

@@ -139,6 +139,7 @@ func (s *dbStore) Connect(ctx context.Context) (script.Conn, error) {
 		}
 		return &myWireConn{dbConn: dc, w: wire.NewMySQL(sock, path.Poll())}, nil
 	}
+	dc.endCheck = true
 	return dc, nil
 }
 
