@@ -82,6 +82,7 @@ func addYCSBFlags(f *pflag.FlagSet, cfg *ycsb.Config, name *string) {
 	f.Float64Var(&cfg.HotData, "hotspot-data-fraction", cfg.HotData, "hotspotdatafraction")
 	f.Float64Var(&cfg.HotOpn, "hotspot-opn-fraction", cfg.HotOpn, "hotspotopnfraction")
 	f.IntVar(&cfg.Clients, "threads", cfg.Clients, "threadcount: clients, each with its own connection")
+	f.StringVar(&cfg.QueryMode, "query-mode", "", "SQL targets: how statements are sent (pgbench's -M names): simple (values written into the text), extended (parsed at every execution) or prepared (once per connection, as the JDBC binding's PreparedStatements; the default)")
 }
 
 // applyYCSBWorkload sets the workload file's properties, then a --request-distribution given.
@@ -98,7 +99,7 @@ func applyYCSBWorkload(c *cobra.Command, cfg *ycsb.Config, name string) error {
 // bindYCSB makes YCSB for an opened target.
 func bindYCSB(cfg ycsb.Config) func(driver.Target) (workload.Workload, error) {
 	return func(t driver.Target) (workload.Workload, error) {
-		store, err := ycsbdb.For(t)
+		store, err := ycsbdb.ForMode(t, cfg.QueryMode)
 		if err != nil {
 			return nil, err
 		}

@@ -107,7 +107,16 @@ func (b *Bench) Settings() map[string]any {
 		"insertorder": c.InsertOrder, "zeropadding": c.ZeroPadding, "insertstart": c.InsertStart,
 		"insertcount": c.Count(), "hotspotdatafraction": c.HotData, "hotspotopnfraction": c.HotOpn,
 		"threadcount": c.Clients, "maxexecutiontime": c.Duration.Seconds(), "steps": c.Steps,
-		"arrival": c.Arrival.String(), "seed": c.Seed}
+		"arrival": c.Arrival.String(), "seed": c.Seed, "query_mode": b.queryMode()}
+}
+
+// queryMode is how the store sends statements: its own account (SQL targets, whose default is
+// prepared), else "" (key-value targets run no SQL).
+func (b *Bench) queryMode() string {
+	if s, ok := b.store.(interface{ QueryMode() string }); ok {
+		return s.QueryMode()
+	}
+	return b.cfg.QueryMode
 }
 
 // rng is one client's random stream in one step.

@@ -44,10 +44,23 @@ type Config struct {
 	Steps                           []string
 	Seed                            uint64
 	Arrival                         workload.Arrival
+	// QueryMode is how SQL targets send statements (pgbench's -M names): QuerySimple,
+	// QueryExtended or QueryPrepared; "" is the store's default, prepared, as the JDBC binding's
+	// cached PreparedStatements. Key-value targets refuse any other than "".
+	QueryMode string
 	// Shard and Shards: this process runs share Shard of Shards of the run (shard.go); 0 and
 	// 0 (or 1) for a whole run.
 	Shard, Shards int
 }
+
+// The query modes, pgbench's names (-M): the values written into the text (a text query),
+// the extended protocol's unnamed statement parsed at every execution (MySQL: prepared,
+// executed and closed each time), or a statement prepared once per connection.
+const (
+	QuerySimple   = "simple"
+	QueryExtended = "extended"
+	QueryPrepared = "prepared"
+)
 
 // Workloads are the core workload files' settings (workloads/workloada..f): proportions of
 // read, update, insert, scan, read-modify-write, and the request distribution.
@@ -119,6 +132,11 @@ func (c *Config) Validate() error {
 	case "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential":
 	default:
 		errs = append(errs, fmt.Errorf("--request-distribution %q: give uniform, zipfian, latest, hotspot, sequential or exponential", c.Distribution))
+	}
+	switch c.QueryMode {
+	case "", QuerySimple, QueryExtended, QueryPrepared:
+	default:
+		errs = append(errs, fmt.Errorf("--query-mode %q: give simple, extended or prepared", c.QueryMode))
 	}
 	if c.InsertOrder != "hashed" && c.InsertOrder != "ordered" {
 		errs = append(errs, fmt.Errorf("--insert-order %q: give hashed or ordered", c.InsertOrder))

@@ -3,7 +3,9 @@ package ycsbdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
@@ -47,12 +49,21 @@ func newStatements(fields int, ph func(int) string) statements {
 	return s
 }
 
-// pgStore is PostgreSQL through pgx, whose statement cache prepares each statement once per
-// connection as JDBC's cached PreparedStatements do.
+// pgStore is PostgreSQL through pgx. Prepared (the default) is pgx's statement cache, which
+// prepares each statement once per connection as JDBC's cached PreparedStatements do; extended
+// is the unnamed statement with parameters, parsed at every execution (pgx's exec mode, libpq's
+// PQexecParams as pgbench -M extended); simple is a text query with the values written in.
 type pgStore struct {
-	t      *sqldriver.Postgres
-	fields int
+	t    *sqldriver.Postgres
+	mode string
 }
+
+// QueryMode is how statements are sent, for run.json.
+func (s *pgStore) QueryMode() string { return s.mode }
+
+// pgModes are pgx's exec modes for the query modes.
+var pgModes = map[string]pgx.QueryExecMode{ycsb.QuerySimple: pgx.QueryExecModeSimpleProtocol,
+	ycsb.QueryExtended: pgx.QueryExecModeExec, ycsb.QueryPrepared: pgx.QueryExecModeCacheStatement}
 
 func (s *pgStore) Create(ctx context.Context, fields int, drop bool) error {
 	for _, q := range createSQL(fields, "", drop) {
@@ -84,17 +95,18 @@ func (s *pgStore) connect(ctx context.Context, fields int) (ycsb.Conn, error) {
 		return nil, err
 	}
 	st := newStatements(fields, sqldriver.PostgresDialect.Placeholder)
-	return &pgConn{c: c, st: &st}, nil
+	return &pgConn{c: c, st: &st, mode: pgModes[s.mode]}, nil
 }
 
 type pgConn struct {
 	c    *pgx.Conn
 	st   *statements
+	mode pgx.QueryExecMode // the first argument of every statement
 	args []any
 }
 
 func (p *pgConn) Insert(ctx context.Context, key string, values [][]byte) error {
-	p.args = append(p.args[:0], key)
+	p.args = append(p.args[:0], p.mode, key)
 	for _, v := range values {
 		p.args = append(p.args, string(v))
 	}
@@ -103,7 +115,7 @@ func (p *pgConn) Insert(ctx context.Context, key string, values [][]byte) error 
 }
 
 func (p *pgConn) Read(ctx context.Context, key string, _ int) (bool, error) {
-	rows, err := p.c.Query(ctx, p.st.read, key)
+	rows, err := p.c.Query(ctx, p.st.read, p.mode, key)
 	if err != nil {
 		return false, err
 	}
@@ -114,10 +126,10 @@ func (p *pgConn) Read(ctx context.Context, key string, _ int) (bool, error) {
 
 func (p *pgConn) Update(ctx context.Context, key string, fields []int, values [][]byte) error {
 	if len(fields) == 1 {
-		_, err := p.c.Exec(ctx, p.st.update[fields[0]], string(values[0]), key)
+		_, err := p.c.Exec(ctx, p.st.update[fields[0]], p.mode, string(values[0]), key)
 		return err
 	}
-	p.args = p.args[:0]
+	p.args = append(p.args[:0], p.mode)
 	for _, v := range values {
 		p.args = append(p.args, string(v))
 	}
@@ -126,7 +138,7 @@ func (p *pgConn) Update(ctx context.Context, key string, fields []int, values []
 }
 
 func (p *pgConn) Scan(ctx context.Context, start string, n int) (int, error) {
-	rows, err := p.c.Query(ctx, p.st.scan, start, n)
+	rows, err := p.c.Query(ctx, p.st.scan, p.mode, start, n)
 	if err != nil {
 		return 0, err
 	}
@@ -140,14 +152,21 @@ func (p *pgConn) Scan(ctx context.Context, start string, n int) (int, error) {
 
 func (p *pgConn) Close() error { return p.c.Close(context.Background()) }
 
-// dbStore is MySQL/MariaDB or SQLite through database/sql, with statements prepared once per
-// connection.
+// dbStore is MySQL/MariaDB or SQLite through database/sql. Prepared (the default) prepares each
+// statement once per connection; extended prepares, executes and closes it every time
+// (COM_STMT_PREPARE, _EXECUTE, _CLOSE on MySQL); simple sends a text query with the values
+// written in (on MySQL by the driver, whose interpolateParams sqldriver sets; on SQLite by
+// literals).
 type dbStore struct {
 	db      *sql.DB
 	conn    func(context.Context) (*sql.Conn, error)
 	dialect string
 	engine  string
+	mode    string
 }
+
+// QueryMode is how statements are sent, for run.json.
+func (s *dbStore) QueryMode() string { return s.mode }
 
 func (s *dbStore) Create(ctx context.Context, fields int, drop bool) error {
 	suffix := ""
@@ -188,13 +207,15 @@ func (s *dbStore) connect(ctx context.Context, fields int) (ycsb.Conn, error) {
 		return nil, err
 	}
 	st := newStatements(fields, sqldriver.MySQLDialect.Placeholder)
-	return &dbConn{c: c, st: &st, prepared: map[string]*sql.Stmt{}}, nil
+	return &dbConn{c: c, st: &st, prepared: map[string]*sql.Stmt{}, mode: s.mode, sqlite: s.dialect == "sqlite"}, nil
 }
 
 type dbConn struct {
 	c        *sql.Conn
 	st       *statements
-	prepared map[string]*sql.Stmt
+	prepared map[string]*sql.Stmt // prepared mode: by text
+	mode     string
+	sqlite   bool
 	args     []any
 }
 
@@ -210,11 +231,80 @@ func (d *dbConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 func (d *dbConn) exec(ctx context.Context, q string, args ...any) error {
-	ps, err := d.stmt(ctx, q)
-	if err == nil {
-		_, err = ps.ExecContext(ctx, args...)
-	}
+	_, err := d.run(ctx, q, false, args)
 	return err
+}
+
+// run sends q with args as the query mode says: a query's rows are counted, a statement is
+// executed.
+func (d *dbConn) run(ctx context.Context, q string, query bool, args []any) (n int, err error) {
+	var ps *sql.Stmt
+	switch d.mode {
+	case ycsb.QuerySimple:
+		if d.sqlite { // MySQL's driver writes the values in itself
+			if q, err = literals(q, args); err != nil {
+				return 0, err
+			}
+			args = nil
+		}
+	case ycsb.QueryExtended:
+		if ps, err = d.c.PrepareContext(ctx, q); err != nil {
+			return 0, err
+		}
+		defer func() { err = errors.Join(err, ps.Close()) }()
+	default:
+		if ps, err = d.stmt(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	if !query {
+		if ps != nil {
+			_, err = ps.ExecContext(ctx, args...)
+		} else {
+			_, err = d.c.ExecContext(ctx, q, args...)
+		}
+		return 0, err
+	}
+	var rows *sql.Rows
+	if ps != nil {
+		rows, err = ps.QueryContext(ctx, args...)
+	} else {
+		rows, err = d.c.QueryContext(ctx, q, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	return n, rows.Err()
+}
+
+// literals writes args into q's ? placeholders as SQLite's literals: strings quoted with
+// quotes doubled (SQLite has no backslash escapes), integers in decimal.
+func literals(q string, args []any) (string, error) {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			b.WriteByte(q[i])
+			continue
+		}
+		if n >= len(args) {
+			return "", fmt.Errorf("%s: %d arguments for more placeholders", q, len(args))
+		}
+		switch a := args[n].(type) {
+		case string:
+			b.WriteString("'" + strings.ReplaceAll(a, "'", "''") + "'")
+		case int:
+			b.WriteString(strconv.Itoa(a))
+		default:
+			return "", fmt.Errorf("argument %d: unsupported type %T", n+1, a)
+		}
+		n++
+	}
+	return b.String(), nil
 }
 
 func (d *dbConn) Insert(ctx context.Context, key string, values [][]byte) error {
@@ -227,20 +317,7 @@ func (d *dbConn) Insert(ctx context.Context, key string, values [][]byte) error 
 
 // rows runs a query and counts its rows.
 func (d *dbConn) rows(ctx context.Context, q string, args ...any) (int, error) {
-	ps, err := d.stmt(ctx, q)
-	if err != nil {
-		return 0, err
-	}
-	rows, err := ps.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, rows.Err()
+	return d.run(ctx, q, true, args)
 }
 
 func (d *dbConn) Read(ctx context.Context, key string, _ int) (bool, error) {

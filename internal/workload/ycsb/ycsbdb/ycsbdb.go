@@ -16,17 +16,29 @@ import (
 	"github.com/dbperf/dbperf/internal/workload/ycsb"
 )
 
-// For returns YCSB's store on an opened target.
-func For(t driver.Target) (ycsb.Store, error) {
+// For returns YCSB's store on an opened target, SQL statements prepared (ForMode's default).
+func For(t driver.Target) (ycsb.Store, error) { return ForMode(t, "") }
+
+// ForMode returns YCSB's store on an opened target whose SQL statements go as mode says
+// (ycsb.QuerySimple, QueryExtended, QueryPrepared; "" is prepared). A key-value engine runs no
+// SQL, so it refuses any mode given.
+func ForMode(t driver.Target, mode string) (ycsb.Store, error) {
+	sqlMode := mode
+	if sqlMode == "" {
+		sqlMode = ycsb.QueryPrepared
+	}
 	switch tg := t.(type) {
 	case *kvdriver.DB:
+		if mode != "" {
+			return nil, fmt.Errorf("--query-mode applies to SQL targets only: %s is a key-value engine, which YCSB drives with gets, puts and scans, not SQL", t.Info(context.Background()).Target)
+		}
 		return &kvStore{db: tg}, nil
 	case *sqldriver.Postgres:
-		return &pgStore{t: tg}, nil
+		return &pgStore{t: tg, mode: sqlMode}, nil
 	case *sqldriver.MySQL:
-		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "mysql", engine: tg.Engine()}, nil
+		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "mysql", engine: tg.Engine(), mode: sqlMode}, nil
 	case *sqldriver.SQLite:
-		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "sqlite"}, nil
+		return &dbStore{db: tg.DB(), conn: tg.Conn, dialect: "sqlite", mode: sqlMode}, nil
 	}
 	return nil, fmt.Errorf("target %s cannot run YCSB", t.Info(context.Background()).Target)
 }
