@@ -48,6 +48,10 @@ and are counted. sysbench's underscore spellings (--table_size) are accepted. Se
 				return err
 			}
 			cfg.Duration = time.Duration(seconds * float64(time.Second))
+			if f := c.Flags(); f.Changed("rate") && !f.Changed("arrival") {
+				rate := f.Lookup("rate").Value.String()
+				return fmt.Errorf("--rate %s needs an arrival process: sysbench's --rate %s is --arrival poisson --rate %s: add --arrival poisson (or --arrival constant for even gaps; docs/sysbench.md)", rate, rate, rate)
+			}
 			if err := sysbenchModes(c, &cfg, psMode, ignore); err != nil {
 				return err
 			}

@@ -8,14 +8,17 @@ import (
 )
 
 // Tally is what a client's statements did, as sysbench counts them (SQL statistics: read,
-// write, other; ignored errors), and the rows oltp_insert added and oltp_delete removed.
+// write, other; ignored errors), the events done (sysbench's transactions), and the rows
+// oltp_insert added and oltp_delete removed.
 type Tally struct {
+	Events                        int64
 	Reads, Writes, Other, Ignored int64
 	Inserted, Deleted             int64
 	ByStmt                        [NumStmts]int64 // statements run, by kind
 }
 
 func (t *Tally) add(o Tally) {
+	t.Events += o.Events
 	t.Reads += o.Reads
 	t.Writes += o.Writes
 	t.Other += o.Other
@@ -39,8 +42,10 @@ type Client struct {
 	args   []any
 	c, pad []byte
 	text   []byte
-	seen   bool  // the warm-up's end was seen
-	aside  Tally // the counts at the warm-up's end
+	seen   bool // the warm-up's end was seen
+	// before are the counts of the events that ended before the client saw the warm-up's
+	// end (if the step has one: warmup.go), which the figures set aside
+	before Tally
 }
 
 // NewClient makes client i of a step on conn.
@@ -48,11 +53,19 @@ func (b *Bench) NewClient(step string, i int, conn Conn) *Client {
 	return &Client{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(step, i)), args: make([]any, 0, 4)}
 }
 
-func (c *Client) do(ctx context.Context, attempt int) (measure.Op, int64, error) {
-	if attempt == 0 && c.b.mark.Passed(&c.seen) {
-		c.aside = c.Tally
+// do runs an event for the runner. The warm-up's cut falls between two events, for the
+// transactions and the queries alike: an event that ends before the client sees the warm-up's
+// end (warmup.go) is the warm-up's, with all its statements; one that ends after it, the
+// measured part's, even if it began before.
+func (c *Client) do(ctx context.Context, _ int) (measure.Op, int64, error) {
+	err := c.Event(ctx)
+	if err == nil {
+		c.Events++
 	}
-	return OpTrx, 1, c.Event(ctx)
+	if !c.seen && !c.b.mark.Passed(&c.seen) {
+		c.before = c.Tally
+	}
+	return OpTrx, 1, err
 }
 
 // Event runs one event. An error sysbench ignores rolls the transaction back and runs the

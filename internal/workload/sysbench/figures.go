@@ -58,15 +58,18 @@ func Declaration() archive.Figures {
 	}}
 }
 
-// figures are sysbench's SQL statistics and latency for a run step.
+// figures are sysbench's SQL statistics and latency for a run step. The transactions and the
+// queries are the clients' counts, cut at the same event after a warm-up (Client.do); the
+// latencies are the trx op's, whose cut is the runner's (an event that ends right at the
+// warm-up's end may fall on the other side of it: docs/sysbench.md, "Figures").
 func (b *Bench) figures(res runner.Result) map[string]any {
 	t := b.measured()
 	secs := max(res.End.Sub(res.Start).Seconds(), 1e-9)
 	trx := res.Total.Ops[OpTrx]
 	m := map[string]any{
-		KeyTPS: measure.Round(float64(trx.Units)/secs, 2), KeyQPS: measure.Round(float64(t.Queries())/secs, 2),
+		KeyTPS: measure.Round(float64(t.Events)/secs, 2), KeyQPS: measure.Round(float64(t.Queries())/secs, 2),
 		KeyReads: t.Reads, KeyWrites: t.Writes, KeyOther: t.Other, KeyQueries: t.Queries(),
-		KeyErrors: t.Ignored, KeyErrPS: measure.Round(float64(t.Ignored)/secs, 2), "transactions": trx.Units,
+		KeyErrors: t.Ignored, KeyErrPS: measure.Round(float64(t.Ignored)/secs, 2), "transactions": t.Events,
 		"inserted": t.Inserted, "deleted": t.Deleted,
 	}
 	if trx.Statements > 0 && trx.Hist != nil {

@@ -19,6 +19,7 @@ func (b *Bench) WarmUp(step string, _ time.Duration) error {
 
 // sub is t less o, for the counts a warm-up set aside.
 func (t Tally) sub(o Tally) Tally {
+	t.Events -= o.Events
 	t.Reads -= o.Reads
 	t.Writes -= o.Writes
 	t.Other -= o.Other
@@ -34,12 +35,14 @@ func (t Tally) sub(o Tally) Tally {
 // measured adds up the clients' counts since the warm-up (all of them without one), after
 // the step: the figures'; the checks count every row, warm-up's too (totals).
 func (b *Bench) measured() Tally {
+	warmed := b.mark.Passed(new(bool)) // the warm-up ended (there was one)
 	var t Tally
 	for _, c := range b.clients {
-		if b.mark.Passed(&c.seen) { // nothing done after the warm-up
-			c.aside = c.Tally
+		if warmed {
+			t.add(c.Tally.sub(c.before))
+		} else {
+			t.add(c.Tally)
 		}
-		t.add(c.Tally.sub(c.aside))
 	}
 	return t
 }
