@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/dbperf/dbperf/internal/counters"
@@ -43,10 +44,11 @@ compare (q): "+"/"-" only when q < 0.05, "~" after a ratio that may be noise. A 
 the table; docs/repeats.md explains the statistics.
 
 --why explains each step whose main rate changed significantly (runs: by 5% or more and beyond
-the step's per-second noise; groups: q < 0.05): one line naming the DBMS figures per op that
+the noise of the steps' mean rates; groups: q < 0.05): one line naming the figures per op that
 moved most, then a table top down: the rate, CPU, IO and context switches per op, then the
 vital signs and every counter per op ranked by how much they changed (groups: "~" when inside
-the repeats' spread). --defs FILE ranks your own definitions too (docs/counters.md).`,
+the repeats' spread; "=/s" when the counter's rate a second did not change, so per op it only
+followed the main rate). --defs FILE ranks your own definitions too (docs/counters.md).`,
 		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
   dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md
   dbperf compare --base runs/pg-15 runs/pg-16 --why --defs mine.conf
@@ -73,13 +75,16 @@ the repeats' spread). --defs FILE ranks your own definitions too (docs/counters.
 			if err != nil {
 				return err
 			}
+			user, _ := userDefs(defFiles) // read without error by whyDefs
+			check := &defCheck{defs: user}
+			defer check.warn(c.ErrOrStderr())
 			if groups, ok, err := loadGroups(append([]string{base}, others...)); err != nil {
 				return err
 			} else if ok {
 				if err := report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f); err != nil || !why {
 					return err
 				}
-				return whyGroups(c.OutOrStdout(), groups, defs)
+				return whyGroups(c.OutOrStdout(), groups, defs, check)
 			}
 			b, err := loadRuns([]string{base})
 			if err != nil {
@@ -92,12 +97,12 @@ the repeats' spread). --defs FILE ranks your own definitions too (docs/counters.
 			if err := report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f); err != nil || !why {
 				return err
 			}
-			return whyRuns(c.OutOrStdout(), base, others, defs)
+			return whyRuns(c.OutOrStdout(), base, others, defs, check)
 		},
 	}
 	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")
 	c.Flags().StringVar(&format, "format", "text", formatHelp)
-	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed significantly (runs: by 5% or more and beyond the step's per-second noise; groups: the group test): the figures per op that moved most (docs/counters.md)")
+	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed significantly (runs: by 5% or more and beyond the noise of the steps' means; groups: the group test): the figures per op that moved most (docs/counters.md)")
 	c.Flags().StringArrayVar(&defFiles, "defs", nil, "with --why: a file of counter definitions ranked besides the vital signs (repeatable; docs/counters.md)")
 	return c
 }
@@ -114,13 +119,38 @@ func whyDefs(why bool, f report.Format, files []string) ([]*counters.Def, error)
 	if f == report.FormatJSON || f == report.FormatTSV {
 		return nil, fmt.Errorf("--why prints text after the table: use --format text or markdown (got %s)", f)
 	}
-	defs := counters.Vitals()
+	user, err := userDefs(files)
+	return append(counters.Vitals(), user...), err
+}
+
+// userDefs are the definitions of the --defs files, in order.
+func userDefs(files []string) ([]*counters.Def, error) {
+	var out []*counters.Def
 	for _, file := range files {
 		d, err := counters.ParseFile(file)
 		if err != nil {
 			return nil, err
 		}
-		defs = append(defs, d...)
+		out = append(out, d...)
 	}
-	return defs, nil
+	return out, nil
+}
+
+// defCheck gathers the steps a command read, to warn after its output about --defs mistakes
+// that would otherwise leave no trace (counters.DefWarnings).
+type defCheck struct {
+	defs  []*counters.Def
+	steps []*counters.Step
+}
+
+func (d *defCheck) see(s *counters.Step) {
+	if d != nil && len(d.defs) > 0 {
+		d.steps = append(d.steps, s)
+	}
+}
+
+func (d *defCheck) warn(w io.Writer) {
+	for _, m := range counters.DefWarnings(d.defs, d.steps) {
+		fmt.Fprintln(w, "warning: "+m)
+	}
 }

@@ -36,18 +36,17 @@ they apply to any archived run, and replace a shipped sign of the same name.`,
   dbperf counters runs/pg15 --defs mine.conf --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			defs := counters.Vitals()
-			for _, f := range defFiles {
-				d, err := counters.ParseFile(f)
-				if err != nil {
-					return err
-				}
-				defs = append(defs, d...)
+			user, err := userDefs(defFiles)
+			if err != nil {
+				return err
 			}
 			if _, err := path.Match(match, ""); err != nil {
 				return fmt.Errorf("--match %q: %v", match, err)
 			}
-			return writeCounters(c.OutOrStdout(), args[0], steps, defs, countersOptions{all: all, match: match, json: asJSON})
+			check := &defCheck{defs: user}
+			defer check.warn(c.ErrOrStderr())
+			return writeCounters(c.OutOrStdout(), args[0], steps, append(counters.Vitals(), user...),
+				countersOptions{all: all, match: match, json: asJSON, check: check})
 		},
 	}
 	c.Flags().StringSliceVar(&steps, "step", nil, "the steps to show (default: every step)")
@@ -61,6 +60,7 @@ they apply to any archived run, and replace a shipped sign of the same name.`,
 type countersOptions struct {
 	all, json bool
 	match     string
+	check     *defCheck // sees every step read, for --defs' warnings
 }
 
 // stepCounters is one step's explanation, as printed and as JSON.
@@ -114,6 +114,7 @@ func writeCounters(out io.Writer, dir string, only []string, defs []*counters.De
 		if len(s.TSec) < 2 {
 			continue
 		}
+		o.check.see(s)
 		w := s.Whole()
 		sc := stepCounters{Step: st.Name, Seconds: s.Seconds(w), MainOp: s.MainOp, OpsRate: fin(s.OpsRate(w))}
 		for _, f := range s.Defined(defs, w) {

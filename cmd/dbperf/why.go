@@ -17,7 +17,7 @@ import (
 // by compare's threshold but not significantly get their line alone, ending "not explained".
 
 // whyRuns explains each run against the base, single runs.
-func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def) error {
+func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def, check *defCheck) error {
 	bm, _, err := archive.Read(base)
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nwhy %s differs from %s (steps whose main rate changed by %.0f%% or more and beyond the step's per-second noise):\n",
+		fmt.Fprintf(out, "\nwhy %s differs from %s (steps whose main rate changed by %.0f%% or more and beyond the noise of the steps' means; under 9 s, of their seconds):\n",
 			o, base, 100*counters.WhyThreshold)
 		var whys []*counters.Why
 		for _, st := range bm.Steps {
@@ -36,6 +36,8 @@ func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def) 
 			if err1 != nil || err2 != nil || len(bs.TSec) < 2 || len(rs.TSec) < 2 {
 				continue
 			}
+			check.see(bs)
+			check.see(rs)
 			whys = append(whys, counters.ExplainRuns(bs, rs, defs))
 		}
 		printWhys(out, whys)
@@ -45,7 +47,7 @@ func whyRuns(out io.Writer, base string, others []string, defs []*counters.Def) 
 
 // whyGroups explains each group against the base group: a step's significance is the group
 // compare's (Welch on logarithms, Benjamini-Hochberg over every figure: docs/repeats.md).
-func whyGroups(out io.Writer, groups []report.Group, defs []*counters.Def) error {
+func whyGroups(out io.Writer, groups []report.Group, defs []*counters.Def, check *defCheck) error {
 	base := groups[0]
 	cmp := report.GroupCompare(base, groups[1:])
 	if len(base.Runs) == 0 {
@@ -66,6 +68,9 @@ func whyGroups(out io.Writer, groups []report.Group, defs []*counters.Def) error
 			}
 			if len(bs) == 0 || len(rs) == 0 {
 				continue
+			}
+			for _, s := range append(bs, rs...) {
+				check.see(s)
 			}
 			significant, test := groupVerdict(cmp, base.Runs[0].Meta.Figures, st.Name, bs[0].MainOp, gi)
 			whys = append(whys, counters.ExplainGroups(bs, rs, defs, significant, test))
@@ -151,15 +156,18 @@ func printWhys(out io.Writer, whys []*counters.Why) {
 }
 
 // printWhy prints an explanation's line and its table; "~" marks a change within the
-// repeats' spread.
+// repeats' spread, "=/s" a figure per op whose rate a second did not change (WhyRow.Steady).
 func printWhy(out io.Writer, w *counters.Why) {
 	fmt.Fprintln(out, w.Line())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  figure\tbase\trun\tratio")
 	for _, r := range w.Rows {
 		mark := ""
-		if r.InNoise {
+		switch {
+		case r.InNoise:
 			mark = "~"
+		case r.Steady:
+			mark = " =/s"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", r.Name, counters.Num(r.Base), counters.Num(r.Run), r.Ratio(), mark)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +12,10 @@ import (
 )
 
 // TestCompareWhy: a copy of a run whose l.i1 did half the inserts in the same time (so every
-// counter per insert doubled) is explained for l.i1 only: its rate, the host's figures per op,
-// then the counters that moved, named; the steps that did not change are not.
+// counter per insert doubled, its rate a second the same) is explained for l.i1 only: its
+// rate, the host's figures per op, then the counters per op, each marked "=/s" (steady: it
+// moved per op only as the insert rate did) and none named; the steps that did not change are
+// not explained.
 func TestCompareWhy(t *testing.T) {
 	dir := t.TempDir()
 	r := run(t, dir, "run", "insert", "--target", "pebble", "--rows", "3000", "--l1-rows", "1000", "--steps", "l.i0,l.x,l.i1", "--out", "runs/a", "--quiet")
@@ -23,13 +26,15 @@ func TestCompareWhy(t *testing.T) {
 		t.Fatal(err, string(out))
 	}
 	halveTotals(t, filepath.Join(dir, "runs/b/l.i1/intervals.csv"))
+	halveSummary(t, filepath.Join(dir, "runs/b/l.i1/summary.json"))
 	c := run(t, dir, "compare", "--base", "runs/a", "runs/b", "--why")
 	if c.code != 0 {
 		t.Fatalf("exit %d: %s", c.code, c.stderr)
 	}
 	why := c.stdout[strings.Index(c.stdout, "why runs/b differs from runs/a"):]
-	for _, want := range []string{"l.i1: insert/s ", "(0.5x, ", "; per op, moved most: ", "cpu_us_per_op", "client_cpu_us_per_op",
-		"client_user_us_per_op", "client_sys_us_per_op", " per op ", "2x"} {
+	for _, want := range []string{"l.i1: insert/s ", "(0.5x, ", "; no figure per op moved by 5% or more but as the main rate did: ",
+		"cpu_us_per_op", "client_cpu_us_per_op", "client_user_us_per_op", "client_sys_us_per_op", "other_cpu_us_per_op",
+		"\n  wal_bytes_per_op ", " 2x =/s\n"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("--why lacks %q:\n%s", want, why)
 		}
@@ -44,6 +49,19 @@ func TestCompareWhy(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "mine.conf"), []byte("[*]\nmy_cs_per_op = rate(host.cs) / ops  # mine\n"), 0o644)
 	if c := run(t, dir, "compare", "--base", "runs/a", "runs/b", "--why", "--defs", "mine.conf"); c.code != 0 || !strings.Contains(c.stdout, "  my_cs_per_op ") {
 		t.Errorf("--defs: exit %d, %s\n%s", c.code, c.stderr, c.stdout)
+	}
+	// A misspelt section or counter in --defs is one warning each on stderr, and still exit 0.
+	os.WriteFile(filepath.Join(dir, "typo.conf"), []byte("[pebbel]\nx = rate(op.insert) / ops\n[pebble]\ny = rate(pebble.compact.countt) / ops\n"), 0o644)
+	for _, cmd := range [][]string{{"compare", "--base", "runs/a", "runs/b", "--why"}, {"counters", "runs/a"}} {
+		c := run(t, dir, append(cmd, "--defs", "typo.conf")...)
+		lines := strings.Split(strings.TrimSpace(c.stderr), "\n")
+		if c.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "warning: typo.conf: section [pebbel] names no target kind") ||
+			!strings.HasPrefix(lines[1], "warning: typo.conf:4: y reads pebble.compact.countt, which matches no counter") {
+			t.Errorf("%s --defs typo.conf: exit %d, stderr %q", cmd[0], c.code, c.stderr)
+		}
+	}
+	if c := run(t, dir, "counters", "runs/a", "--defs", "mine.conf"); c.stderr != "" {
+		t.Errorf("counters --defs mine.conf warns: %q", c.stderr)
 	}
 	for args, want := range map[string]string{
 		"--defs mine.conf":       "--defs is read by --why: add --why, or drop --defs",
@@ -84,6 +102,29 @@ func halveTotals(t *testing.T, path string) {
 	w := csv.NewWriter(out)
 	w.WriteAll(rows)
 	out.Close()
+}
+
+// halveSummary halves every op type's rate in a summary.json: the rate --why's line quotes.
+func halveSummary(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range sum["ops"].(map[string]any) {
+		o := o.(map[string]any)
+		o["per_sec"] = o["per_sec"].(float64) / 2
+	}
+	if b, err = json.Marshal(sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestWhyBufferPool: the same read-heavy step on a private MariaDB twice, with a buffer pool

@@ -154,3 +154,60 @@ func (s *Step) Applicable(defs []*Def) []*Def {
 	}
 	return out
 }
+
+// knownSections are the section names a target can have (sections): "*", the target kinds,
+// their engines in lower case, and innodb and myrocks.
+var knownSections = []string{"*", "postgres", "postgresql", "mysql", "innodb", "myrocks", "sqlite",
+	"pebble", "rocksdb", "badger", "bbolt", "synth", "synthetic"}
+
+// DefWarnings are a user's definitions' silent mistakes, one sentence each: a section that
+// names no target kind (its definitions apply to no run), and a counter or pattern that
+// matches no counter in any step read where its definition applies (the definition is
+// undefined there, so left out without a word). steps are every step the command read.
+func DefWarnings(defs []*Def, steps []*Step) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range defs {
+		file := d.Where[:max(strings.LastIndex(d.Where, ":"), 0)]
+		for _, sec := range d.Sections {
+			known := slices.Contains(knownSections, sec) || slices.ContainsFunc(steps, func(s *Step) bool { return slices.Contains(s.Sections, sec) })
+			if key := file + "\x00" + sec; !known && !seen[key] {
+				seen[key] = true
+				out = append(out, fmt.Sprintf("%s: section [%s] names no target kind (%s), so its definitions apply to no run",
+					file, sec, strings.Join(knownSections[1:], ", ")))
+			}
+		}
+		var applies []*Step
+		for _, s := range steps {
+			if slices.ContainsFunc(d.Sections, func(sec string) bool { return slices.Contains(s.Sections, sec) }) {
+				applies = append(applies, s)
+			}
+		}
+		if len(applies) == 0 {
+			continue
+		}
+		for _, ps := range callPatterns(d.Expr) {
+			if !slices.ContainsFunc(applies, func(s *Step) bool {
+				return slices.ContainsFunc(ps, func(p string) bool { return len(s.match(p)) > 0 })
+			}) {
+				out = append(out, fmt.Sprintf("%s: %s reads %s, which matches no counter in any step read (dbperf counters RUN --all lists them)",
+					d.Where, d.Name, strings.Join(ps, " ")))
+			}
+		}
+	}
+	return out
+}
+
+// callPatterns are the patterns of each function call of an expression: a call reads
+// something when any of its patterns matches (delta(a b) names two versions' counters).
+func callPatterns(x Expr) [][]string {
+	switch x := x.(type) {
+	case call:
+		return [][]string{x.patterns}
+	case unary:
+		return callPatterns(x.x)
+	case binary:
+		return append(callPatterns(x.l), callPatterns(x.r)...)
+	}
+	return nil
+}

@@ -36,10 +36,13 @@ type Step struct {
 	// Bursty: the main op's median latency is a second or more (the Insert Benchmark's l.x
 	// index builds), so its units land in the few intervals its ops end in and the seconds'
 	// rates are gaps and bursts, not noise around a rate (ExplainRuns does not judge by them).
-	Bursty   bool
-	Sections []string // the definition sections that apply to the run's target
-	matches  map[string][]string
-	bases    map[string]moveBase // Movers' baselines, computed once
+	Bursty bool
+	// SummaryRates are each op type's units a second from the step's summary.json (compare's
+	// and the report's figures), which an explanation's line quotes; nil without one.
+	SummaryRates map[string]float64
+	Sections     []string // the definition sections that apply to the run's target
+	matches      map[string][]string
+	bases        map[string]moveBase // Movers' baselines, computed once
 }
 
 // LoadStep reads step (a name in run.json) of the run at dir.
@@ -354,5 +357,9 @@ func (s *Step) addBursty(dir string) error {
 		return fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
 	s.Bursty = sum.Ops[s.MainOp].P50Us >= 1e6
+	s.SummaryRates = map[string]float64{}
+	for n, o := range sum.Ops {
+		s.SummaryRates[n] = o.PerSec
+	}
 	return nil
 }

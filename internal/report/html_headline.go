@@ -30,15 +30,21 @@ type HTMLOptions struct {
 // headlineChanged is how many changed figures a headline names; the others are counted.
 const headlineChanged = 4
 
+// singleChanged labels single runs' changed figures: beyond compare's mark, not tested.
+const singleChanged = "moved 5% or more (one run each: not tested)"
+
 // htmlHeadline is a step's line on the first screen.
 type htmlHeadline struct {
 	Step, Anchor string
 	Figure       string // the main figure's name ("ips"), with its unit when it has no column
 	Values       []htmlHeadValue
 	Changed      []htmlCell // the other figures that changed, run by run: "run-b i_p99 1.80"
-	More         int        // changed figures not named
-	Why          []string   // per run compared, compare --why's line
-	Tables       []htmlWhy  // per run explained (a significant change), compare --why's table
+	// ChangedLabel says how Changed was chosen: single runs by compare's 5% mark alone (no
+	// test: one run a side has no noise to judge a latency or a cost by), groups by the test.
+	ChangedLabel string
+	More         int       // changed figures not named
+	Why          []string  // per run compared, compare --why's line
+	Tables       []htmlWhy // per run explained (a significant change), compare --why's table
 }
 
 // htmlHeadValue is a run's main figure: its value and its ratio to the base's.
@@ -115,7 +121,7 @@ func headlines(runs []Run, names []string, base int, steps []htmlStep, why func(
 	var out []htmlHeadline
 	for _, st := range steps {
 		fig, better, value := mainFigure(runs, base, st.Name)
-		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Figure: fig}
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, Figure: fig, ChangedLabel: singleChanged}
 		if value == nil {
 			out = append(out, h)
 			continue
@@ -192,7 +198,7 @@ func groupHeadlines(cmp GroupCompareJSON, groups []Group, colors []string, steps
 	}
 	var out []htmlHeadline
 	for _, st := range steps {
-		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor}
+		h := htmlHeadline{Step: st.Name, Anchor: st.Anchor, ChangedLabel: fmt.Sprintf("changed significantly (q < %.2g)", cmp.FDR)}
 		fig, _, _ := mainFigure(runs, 0, st.Name)
 		h.Figure = fig + " (median)"
 		for _, row := range cmp.Rows {

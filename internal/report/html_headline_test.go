@@ -84,6 +84,9 @@ func TestHeadlines(t *testing.T) {
 	if len(h.Changed) != 1 || h.Changed[0].Text != "b i_p99 2.00" || h.Changed[0].Class != "worse" {
 		t.Errorf("changed: %+v, want b's i_p99 2.00, worse", h.Changed)
 	}
+	if h.ChangedLabel != "moved 5% or more (one run each: not tested)" {
+		t.Errorf("changed chips of single runs labelled %q: they are compare's 5%% mark, untested", h.ChangedLabel)
+	}
 	if !asked["b"] || asked["c"] || len(h.Why) != 1 || h.Why[0] != "b: per op, moved most: x per op 2x (1 -> 2)" {
 		t.Errorf("why asked for %v: %q", asked, h.Why)
 	}
@@ -171,6 +174,9 @@ func TestGroupHeadlines(t *testing.T) {
 	v := hs[0].Values
 	if v[0].Text != "1k" || v[1].Text != "2k" || v[1].Ratio != "2.00×" || v[1].Class != "better" || !strings.HasSuffix(v[2].Ratio, " ~") {
 		t.Errorf("values %+v: want medians 1k, 2k (2.00×, better) and c within the noise", v)
+	}
+	if hs[0].ChangedLabel != "changed significantly (q < 0.05)" {
+		t.Errorf("changed chips of groups labelled %q", hs[0].ChangedLabel)
 	}
 	if len(tests) != 1 || !strings.HasPrefix(tests[0], "b: ips q = ") || len(hs[0].Why) != 1 || !strings.HasPrefix(hs[0].Why[0], "b: per op") ||
 		len(hs[0].Tables) != 1 || hs[0].Tables[0].Base != "a" {
