@@ -21,7 +21,7 @@ import (
 
 // Funcs are the functions an expression may call, over the window it is evaluated on.
 var Funcs = map[string]string{
-	"rate":  "increase per second of running totals (resets counted from zero)",
+	"rate":  "increase per second of running totals (an interval with a reset adds nothing)",
 	"delta": "increase of running totals over the window",
 	"value": "mean of a gauge over the window (at each tick, the sum of the names matched)",
 	"max":   "largest value of a gauge over the window",

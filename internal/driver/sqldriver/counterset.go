@@ -141,8 +141,11 @@ func pgRelRows(ctx context.Context, c *pgx.Conn, q, prefix string, cols []string
 // ---- MySQL and MariaDB
 
 // mysqlGauges are the levels among SHOW GLOBAL STATUS (lower case) and the information_schema
-// tables read; every other counter is a running total. InnoDB metrics of TYPE 'value' are
-// added as they are seen (mysqlState.gauges).
+// tables read; every other counter is a running total, and a drop in one is read as a reset.
+// SHOW GLOBAL STATUS says nothing of a variable's kind, so its levels are listed here (checked
+// against MariaDB 10.11's 639 numeric variables); INNODB_METRICS has a TYPE column, and its
+// rows of TYPE 'value' are gauges as they are seen (mysqlState.gauges) but for
+// innodbValueTotals, so only its 'counter' rows that are levels are listed (innodb_metrics.*).
 var mysqlGauges = []string{
 	"innodb_buffer_pool_pages_data", "innodb_buffer_pool_pages_dirty", "innodb_buffer_pool_pages_free",
 	"innodb_buffer_pool_pages_misc", "innodb_buffer_pool_pages_old", "innodb_buffer_pool_pages_total",
@@ -156,7 +159,31 @@ var mysqlGauges = []string{
 	"rocksdb_cf.*", "rocksdb_compaction.*.avgsec", "rocksdb_compaction.*.numfiles",
 	"rocksdb_compaction.*.readmbps", "rocksdb_compaction.*.writembps", "rocksdb_compaction.*.score",
 	"rocksdb_compaction.*.sizebytes", "rocksdb_compaction.*.writeamp", "rocksdb_compaction.*.compactedfiles",
+	// the change buffer's pages (a drop is a merge, not a reset), undo logs, online DDL's progress
+	"innodb_ibuf_free_list", "innodb_ibuf_size", "innodb_ibuf_segment_size", "innodb_available_undo_logs",
+	"innodb_onlineddl_rowlog_pct_used", "innodb_onlineddl_pct_progress", "innodb_encryption_rotation_estimated_iops",
+	// the server's other levels: caches, threads, statements, sessions, settings shown as status
+	"aria_pagecache_blocks_not_flushed", "aria_pagecache_blocks_unused", "aria_pagecache_blocks_used",
+	"acl_*", "binlog_snapshot_position", "delayed_insert_threads", "not_flushed_delayed_rows", "last_query_cost",
+	"prepared_stmt_count", "stack_usage", "table_open_cache_active_instances", "tc_log_max_pages_used",
+	"threadpool_idle_threads", "threadpool_threads", "rocksdb_manual_compactions_running",
+	"rpl_semi_sync_master_clients", "rpl_semi_sync_master_net_avg_wait_time", "rpl_semi_sync_master_tx_avg_wait_time",
+	"rpl_semi_sync_master_wait_sessions", "slave_heartbeat_period", "slaves_connected", "slaves_running",
+	"ssl_ctx_verify_depth", "ssl_ctx_verify_mode", "ssl_default_timeout", "ssl_session_cache_size",
+	"ssl_used_session_cache_entries", "ssl_verify_depth", "ssl_verify_mode",
+	"wsrep_cluster_size", "wsrep_cluster_conf_id", "wsrep_local_index", "wsrep_*thread_count",
+	// INNODB_METRICS rows of TYPE 'counter' that go down as well as up: pending I/O, locks held,
+	// DDL in progress, and the flushing heuristics' averages and percentages of each pass
+	"innodb_metrics.os_pending_*", "innodb_metrics.lock_rec_locks", "innodb_metrics.lock_table_locks",
+	"innodb_metrics.ddl_pending_alter_table", "innodb_metrics.ddl_background_drop_indexes",
+	"innodb_metrics.ddl_online_create_index", "innodb_metrics.buffer_flush_*avg*", "innodb_metrics.buffer_flush_pct_for_*",
+	"innodb_metrics.buffer_flush_n_to_flush_*",
 }
+
+// innodbValueTotals are the INNODB_METRICS rows of TYPE 'value' (shown as their current value,
+// not since the metric was reset) that still only grow: running totals.
+var innodbValueTotals = map[string]bool{"lock_deadlocks": true, "lock_timeouts": true, "log_checkpoints": true,
+	"purge_resume_count": true, "purge_stop_count": true}
 
 // mysqlState is what the monitor learned about one MySQL target: the InnoDB metrics that are
 // gauges, and the sources this server lacks (not asked again). It is kept beside the target,
@@ -250,7 +277,7 @@ func (m *MySQL) readSource(ctx context.Context, st *mysqlState, prefix, q string
 		}
 		n := prefix + strings.ToLower(name)
 		out[n] = v
-		if typ == "value" {
+		if typ == "value" && !innodbValueTotals[strings.ToLower(name)] {
 			st.addGauge(n)
 		}
 	}

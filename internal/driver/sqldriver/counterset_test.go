@@ -138,7 +138,8 @@ func TestMySQLCounterSet(t *testing.T) {
 			}) {
 				t.Errorf("no rocksdb_compaction.*.compcount")
 			}
-			for _, g := range []string{"innodb_buffer_pool_pages_dirty", "innodb_metrics.trx_rseg_history_len", "threads_running", "rocksdb_cf.default.compaction_pending"} {
+			for _, g := range []string{"innodb_buffer_pool_pages_dirty", "innodb_metrics.trx_rseg_history_len", "threads_running", "rocksdb_cf.default.compaction_pending",
+				"innodb_ibuf_free_list", "innodb_ibuf_size", "innodb_ibuf_segment_size", "innodb_metrics.os_pending_reads", "prepared_stmt_count"} {
 				if !isGauge(cs, g) {
 					t.Errorf("%s is not a gauge", g)
 				}
@@ -148,7 +149,8 @@ func TestMySQLCounterSet(t *testing.T) {
 					t.Errorf("%s is not a gauge", g)
 				}
 			}
-			for _, n := range []string{"innodb_buffer_pool_pages_flushed", "innodb_os_log_written", "rocksdb_compaction.default.l0.compcount",
+			mysqlValueGauges(t, m, cs, c)
+			for _, n := range []string{"innodb_buffer_pool_pages_flushed", "innodb_os_log_written", "rocksdb_compaction.default.l0.compcount", "innodb_metrics.lock_deadlocks",
 				"rocksdb_compaction.default.l0.writegb", "rocksdb_cf_stalls.default.level0_slowdown", "rocksdb_cf_stalls.default.total"} {
 				if isGauge(cs, n) {
 					t.Errorf("%s is a gauge", n)
@@ -165,6 +167,42 @@ func TestMySQLCounterSet(t *testing.T) {
 				t.Errorf("an unknown table: %v, missing %v", err, st.missing)
 			}
 		})
+	}
+}
+
+// mysqlValueGauges: the kinds follow INNODB_METRICS' TYPE column, read from the server: every
+// enabled row of TYPE 'value' sampled is a gauge unless it is one of innodbValueTotals, and
+// every SHOW GLOBAL STATUS variable the list names as a level exists on this server (a name
+// that matches nothing is a typo).
+func mysqlValueGauges(t *testing.T, m *MySQL, cs monitor.CounterSet, c map[string]float64) {
+	t.Helper()
+	rows, err := m.DB().Query("SELECT LOWER(NAME) FROM information_schema.INNODB_METRICS WHERE ENABLED AND TYPE = 'value'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["innodb_metrics."+name]; !ok {
+			continue
+		}
+		n++
+		if isGauge(cs, "innodb_metrics."+name) == innodbValueTotals[name] {
+			t.Errorf("innodb_metrics.%s (TYPE value): gauge %v", name, isGauge(cs, "innodb_metrics."+name))
+		}
+	}
+	if n == 0 {
+		t.Error("no INNODB_METRICS row of TYPE value was sampled")
+	}
+	for _, g := range []string{"innodb_ibuf_free_list", "innodb_ibuf_size", "innodb_ibuf_segment_size", "innodb_available_undo_logs",
+		"aria_pagecache_blocks_used", "prepared_stmt_count", "table_open_cache_active_instances", "stack_usage"} {
+		if _, ok := c[g]; !ok {
+			t.Errorf("SHOW GLOBAL STATUS has no %s", g)
+		}
 	}
 }
 
