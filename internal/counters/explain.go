@@ -89,7 +89,7 @@ func (s *Step) same(n string, w Window) bool {
 type Moved struct {
 	Name   string              `json:"name"`
 	Kind   archive.CounterKind `json:"-"`
-	Window float64             `json:"window"`         // in the window
+	Window float64             `json:"window"`         // in the window (a DBMS's running total: to its Late end)
 	Median float64             `json:"median"`         // the median over the step's intervals
 	Score  float64             `json:"score"`          // |window - median| over the larger of the median, the median deviation and the step's mean
 	Only   bool                `json:"only,omitempty"` // a running total that moved in the window alone (95% of its increase)
@@ -102,7 +102,8 @@ const minScore = 0.5
 // Movers ranks the counters (the DBMS's and the host's) whose figure in w is far from the
 // step's median interval, at most n: first the running totals that moved in w alone (an
 // event: a checkpoint, a flush), the vital signs' first among them, then by how far they
-// moved (scores equal to two digits: the vital signs' first).
+// moved (scores equal to two digits: the vital signs' first). The DBMS's running totals are
+// read over w widened by its publishing delay (Late): what it counted in w and published after.
 func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 	vital := map[string]bool{}
 	for _, d := range s.Applicable(defs) {
@@ -117,8 +118,11 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 		if strings.HasPrefix(name, "op.") {
 			continue
 		}
-		kind := s.Kinds[name]
-		x := s.figure(name, w)
+		kind, cw := s.Kinds[name], w
+		if kind != archive.KindGauge && !Synthetic(name) {
+			cw = s.Late(w)
+		}
+		x := s.figure(name, cw)
 		if math.IsNaN(x) {
 			continue
 		}
@@ -128,7 +132,7 @@ func (s *Step) Movers(w Window, n int, defs []*Def) []Moved {
 		}
 		med, scale := b.median, b.scale
 		if d := math.Abs(x - med); d/scale > minScore {
-			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale, Only: s.only(name, w)})
+			out = append(out, Moved{Name: name, Kind: kind, Window: x, Median: med, Score: d / scale, Only: s.only(name, cw)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -233,6 +237,38 @@ func (s *Step) StallWindows(st *measure.Stalls) []Window {
 		out = append(out, Window{i - 1, i})
 	}
 	return out
+}
+
+// PublishDelay is how late the step's DBMS may publish what it counted, in seconds. It is the
+// one place this rule lives. PostgreSQL's backends publish their statistics when a transaction
+// ends, at most once a second (PGSTAT_MIN_INTERVAL in pgstat.c; docs/counters.md), so a
+// second's work can first show in the next second's counters: 1 s. A step with pg_stat_database's
+// counters (db.xact_commit) is PostgreSQL's, read back from its archive or in the monitor alike.
+// Every other target's counters are read as they are counted (InnoDB's and MyRocks' status,
+// the embedded engines' metrics): 0.
+func (s *Step) PublishDelay() float64 {
+	if _, ok := s.Values["db.xact_commit"]; ok {
+		return 1
+	}
+	return 0
+}
+
+// tickSlack: a tick this much before a publishing delay's end still counts as the one after it
+// (the runner's ticks are a second apart give or take milliseconds).
+const tickSlack = 0.1
+
+// Late is w with its end moved to the first tick at least PublishDelay after it (at most the
+// step's last tick): the window in which what the DBMS counted during w has been published.
+func (s *Step) Late(w Window) Window {
+	d := s.PublishDelay()
+	if d == 0 || w.To < 0 || w.To >= len(s.TSec) {
+		return w
+	}
+	end := s.TSec[w.To] + d - tickSlack
+	for w.To < len(s.TSec)-1 && s.TSec[w.To] < end {
+		w.To++
+	}
+	return w
 }
 
 // digits is the number of digits before the point of v (1 for values below 10).

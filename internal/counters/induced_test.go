@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
-	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/monitor"
 )
 
@@ -24,81 +22,34 @@ import (
 // in the window around it. These tests run the real monitor against real servers and engines,
 // with a steady load beside it; they assert no timing, only which counters moved.
 
-// induced monitors a step of ticks every 500 ms while load runs; after the 8th tick it calls
-// event, then waits for done to say the DBMS has counted it, ticks 6 more times, and returns
-// the counters that moved in the window from two ticks before the event to two after.
+// induced monitors a step (runStep: ticks on schedule, never waiting for the DBMS) while load
+// runs; after tick eventTick it calls event, and at the step's end requires done to say the
+// DBMS counted it. It returns the counters that moved in the window from two ticks before the
+// event to two after it returned (for work the event starts but does not wait for: a flush of
+// dirty pages); Movers widens it by the DBMS's publishing delay.
 func induced(t *testing.T, tg driver.Target, kind archive.Target, load func(ctx context.Context) error, event func() error, done func() bool) []counters.Moved {
 	t.Helper()
-	ctx := t.Context()
-	d, err := archive.Create(filepath.Join(t.TempDir(), "run"), archive.Run{Name: "r", Target: kind,
-		Steps: []archive.StepStatus{{Name: "s", Dir: "s"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	w, err := d.StartStep("s", []measure.OpType{{Name: "op"}}, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := monitor.New(ctx, tg)
-	st, err := m.Begin(ctx, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	var loadErr error
-	wg.Go(func() {
-		for lctx.Err() == nil {
-			if err := load(lctx); err != nil && lctx.Err() == nil {
-				loadErr = err
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+	var to int
+	dir := runStep(t, tg, kind, load, func(*stepRun) error { return event() }, func(r *stepRun) archive.Step {
+		r.mon.End(t.Context(), monitor.Totals{})
+		to = min(r.eventEnd+2, totalTicks)
+		return archive.Step{Step: "s"}
 	})
-	st.Start(ctx, start)
-	tick := func() {
-		time.Sleep(500 * time.Millisecond)
-		st.Tick(time.Now())
+	if !done() {
+		t.Fatal("the DBMS had not counted the event by the step's end")
 	}
-	for range 8 {
-		tick()
-	}
-	if err := event(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !done() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	after := 0
-	for range 6 {
-		tick()
-		after++
-	}
-	stop()
-	wg.Wait()
-	st.End(ctx, monitor.Totals{})
-	if err := w.Finish(archive.Step{Step: "s"}); err != nil {
-		t.Fatal(err)
-	}
-	if loadErr != nil {
-		t.Fatal(loadErr)
-	}
-	meta, _, err := archive.Read(d.Path)
+	meta, _, err := archive.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := counters.LoadStep(d.Path, meta, "s")
+	s, err := counters.LoadStep(dir, meta, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Tick 8 is the last before the event; the DBMS had counted it by tick 9 (done waited).
 	// Every counter that moved: the servers are shared with other work, whose own events may
 	// outrank the induced one in the window.
-	moved := s.Movers(counters.Window{From: 6, To: 10}, 10000, counters.Vitals())
-	t.Logf("moved (%d): %s", len(moved), names(moved[:min(len(moved), 12)]))
+	moved := s.Movers(counters.Window{From: eventTick - 2, To: to}, 10000, counters.Vitals())
+	t.Logf("moved in ticks %d-%d (%d): %s", eventTick-2, to, len(moved), names(moved[:min(len(moved), 12)]))
 	return moved
 }
 
@@ -228,8 +179,19 @@ func TestInducedFlushMySQL(t *testing.T) {
 				if err := db.QueryRowContext(ctx, "SELECT @@innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
 					return err
 				}
-				t.Cleanup(func() { db.ExecContext(context.Background(), "SET GLOBAL innodb_max_dirty_pages_pct = "+pct) })
-				_, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0")
+				restore := "SET GLOBAL innodb_max_dirty_pages_pct = " + pct
+				t.Cleanup(func() { db.ExecContext(context.Background(), restore) })
+				before := counter(t, tg, want...)
+				if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
+					return err
+				}
+				// Until the page cleaner has flushed (InnoDB counts as it writes; the ticks go on),
+				// then back: under the load it would flush for as long as the setting stays, and
+				// a step of flushing has flushing for its median second.
+				for deadline := time.Now().Add(30 * time.Second); counter(t, tg, want...) <= before && time.Now().Before(deadline); {
+					time.Sleep(50 * time.Millisecond)
+				}
+				_, err := db.ExecContext(ctx, restore)
 				return err
 			}
 			perCF := ""

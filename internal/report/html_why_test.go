@@ -89,7 +89,8 @@ func TestWhyTables(t *testing.T) {
 
 // TestStallTables: each stall of a step gets the counters that moved most in it: from
 // summary.json's host.stall_counters when it has them, else ranked here from counters.csv.gz
-// (blocks read at 26 times their median second in the stall of the test run).
+// (blocks read at 13.5 times their median second in the stall of the test run, read a second
+// past it: PostgreSQL's publishing delay, counters.Step.Late).
 func TestStallTables(t *testing.T) {
 	dir := counterRun(t)
 	check := func(what, counter, change string, computed bool) {
@@ -117,7 +118,7 @@ func TestStallTables(t *testing.T) {
 			t.Errorf("%s: the page has no stall table naming %s", what, counter)
 		}
 	}
-	check("computed", "db.blks_read", "26x", true)
+	check("computed", "db.blks_read", "13.5x", true)
 
 	file := filepath.Join(dir, "qr100", "summary.json")
 	b, err := os.ReadFile(file)
