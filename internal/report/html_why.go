@@ -57,8 +57,11 @@ func whyTable(run, color, base string, w *counters.Why) htmlWhy {
 				row.Section = r.Section
 			}
 		}
-		if r.InNoise {
+		switch {
+		case r.InNoise:
 			row.Ratio += " ~"
+		case r.Steady:
+			row.Ratio += " =/s" // its rate a second held: the per-op change is the main rate's
 		}
 		out.Rows = append(out.Rows, row)
 	}
