@@ -131,11 +131,12 @@ func TestRatesPerOp(t *testing.T) {
 }
 
 // TestMovers: the interval where db.blks_read jumped ranks it first, and the step's steady
-// counters do not move.
+// counters do not move. PostgreSQL's running totals are read a second past the window (its
+// publishing delay, Late): 20,000/s in 5-6 s and 2,000/s in 6-7 s.
 func TestMovers(t *testing.T) {
 	s := load(t, fakeRun(t, archive.Target{Kind: "postgres"}))
 	m := s.Movers(Window{5, 6}, 5, nil)
-	if len(m) == 0 || m[0].Name != "db.blks_read" || m[0].Window != 20000 || m[0].Median != 2000 {
+	if len(m) == 0 || m[0].Name != "db.blks_read" || m[0].Window != 11000 || m[0].Median != 2000 {
 		t.Fatalf("movers %+v", m)
 	}
 	for _, x := range m {
