@@ -185,14 +185,11 @@ func (b *Bench) planLoad(ctx context.Context, step string, connect func() (Conn,
 }
 
 // readState reads what a request step needs of a database loaded by an earlier run: the
-// number of links and nodes and the highest node id (full scans, once).
+// number of links and nodes and the highest node id (graphSize, once).
 func (b *Bench) readState(ctx context.Context) error {
-	var links, nodes, maxNode int64
-	if err := b.store.ScanLinks(ctx, func(Link) error { links++; return nil }); err != nil {
-		return fmt.Errorf("reading linktable (run the load step first): %w", err)
-	}
-	if err := b.store.ScanNodes(ctx, func(n Node) error { nodes++; maxNode = max(maxNode, n.ID); return nil }); err != nil {
-		return fmt.Errorf("reading nodetable (run the load step first): %w", err)
+	links, nodes, maxNode, err := graphSize(ctx, b.store)
+	if err != nil {
+		return fmt.Errorf("reading linktable and nodetable (run the load step first): %w", err)
 	}
 	if links == 0 || nodes == 0 {
 		return errors.New("the database holds no graph: run the load step first")

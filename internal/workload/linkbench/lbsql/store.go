@@ -2,6 +2,7 @@ package lbsql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -198,6 +199,18 @@ func (s *Store) scan(ctx context.Context, q string, fn func(rows) error) error {
 	}
 	defer c.close()
 	return c.query(ctx, q, nil, fn)
+}
+
+// Size implements linkbench.Sizer with the DBMS's own counts, not a scan sent to the client.
+func (s *Store) Size(ctx context.Context) (links, nodes, maxNode int64, err error) {
+	err = s.scan(ctx, "SELECT (SELECT COUNT(*) FROM linktable), (SELECT COUNT(*) FROM nodetable), "+
+		"(SELECT COALESCE(MAX(id), 0) FROM nodetable)", func(r rows) error {
+		if !r.Next() {
+			return errors.New("no row from the graph's counts")
+		}
+		return r.Scan(&links, &nodes, &maxNode)
+	})
+	return links, nodes, maxNode, err
 }
 
 // ScanLinks implements linkbench.Store.
