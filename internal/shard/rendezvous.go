@@ -98,8 +98,11 @@ func (r *Rendezvous) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating the rendezvous table %s on the target: %w", Table, err)
 	}
-	// A failed earlier run of the same id may have left its abort marks: that run is over.
-	if err := r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND barrier IN (?, ?)", r.RunID, abortBarrier, abortSeen); err != nil {
+	// A failed earlier run of the same id may have left its abort marks: that run is over. A
+	// mark younger than the timeout is this run's (a shard that failed before this one got
+	// here: deleting it would leave this shard waiting for the timeout), and is kept.
+	if err := r.DB.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND barrier IN (?, ?) AND arrived < "+r.Dialect.NowMicros+" - ?",
+		r.RunID, abortBarrier, abortSeen, r.Timeout.Microseconds()); err != nil {
 		return err
 	}
 	n, err := r.DB.QueryInts(ctx, 1, "SELECT COUNT(*) FROM "+Table+" WHERE run_id = ? AND shard = ?", r.RunID, r.Spec.Index)

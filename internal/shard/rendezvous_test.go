@@ -149,6 +149,49 @@ func TestRendezvousTimeout(t *testing.T) {
 	}
 }
 
+// TestFailBeforeOthersArrive: a shard that fails before another has even set up (the other
+// started late) leaves a mark the late one still sees: it stops at its first barrier naming the
+// failed shard, not at the timeout. A mark older than the timeout is an earlier run's, removed.
+func TestFailBeforeOthersArrive(t *testing.T) {
+	for name, open := range dbs(t, 2) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			run := fmt.Sprintf("test-early-%d", time.Now().UnixNano())
+			db1, d := open()
+			early := &Rendezvous{Spec: Spec{1, 2}, RunID: run, DB: db1, Dialect: d, Timeout: time.Minute, Host: "h1"}
+			if err := early.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			early.Fail(ctx, errors.New("refused before its first step"))
+			db0, _ := open()
+			late := &Rendezvous{Spec: Spec{0, 2}, RunID: run, DB: db0, Dialect: d, Timeout: time.Minute, Host: "h0"}
+			if err := late.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			err := late.Wait(ctx, "start")
+			if err == nil || !strings.Contains(err.Error(), "shard 1 of run "+run+" failed") || time.Since(start) > 30*time.Second {
+				t.Errorf("the late shard: %v after %v, want shard 1's failure at once", err, time.Since(start))
+			}
+			// Under a new run with the same id and a timeout shorter than the mark's age, the
+			// mark is an earlier run's: Setup removes it.
+			time.Sleep(20 * time.Millisecond)
+			again := &Rendezvous{Spec: Spec{0, 2}, RunID: run, DB: db0, Dialect: d, Timeout: time.Millisecond, Host: "h0"}
+			again.Close(ctx)
+			if err := again.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := again.failed(ctx); err != nil {
+				t.Errorf("an earlier run's abort mark was kept: %v", err)
+			}
+			for _, rv := range []*Rendezvous{early, late, again} {
+				rv.Close(ctx)
+			}
+			db0.Exec(ctx, "DELETE FROM "+Table+" WHERE run_id = ?", run)
+		})
+	}
+}
+
 // TestStartAt: with --start-at the shards need no target: the start barrier waits for the
 // instant; an instant long past is refused.
 func TestStartAt(t *testing.T) {
