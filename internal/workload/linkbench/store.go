@@ -73,6 +73,26 @@ func graphSize(ctx context.Context, s Store) (links, nodes, maxNode int64, err e
 	return links, nodes, maxNode, err
 }
 
+// linkCount and nodeCount are graphSize's halves, each scanning only its own table where the
+// store has no Sizer.
+func linkCount(ctx context.Context, s Store) (n int64, err error) {
+	if sz, ok := s.(Sizer); ok {
+		n, _, _, err = sz.Size(ctx)
+		return n, err
+	}
+	err = s.ScanLinks(ctx, func(Link) error { n++; return nil })
+	return n, err
+}
+
+func nodeCount(ctx context.Context, s Store) (n int64, err error) {
+	if sz, ok := s.(Sizer); ok {
+		_, n, _, err = sz.Size(ctx)
+		return n, err
+	}
+	err = s.ScanNodes(ctx, func(Node) error { n++; return nil })
+	return n, err
+}
+
 // LinkKeyOrder is an optional ability of a store: whether linktable's primary key leads with
 // link_type, as the SQL schema's (link_type, id1, id2) does, rather than with id1. It decides how
 // many insert streams the load makes in it (InsertPatterns); a store without it leads with id1.
