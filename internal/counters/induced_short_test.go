@@ -2,14 +2,12 @@ package counters_test
 
 import (
 	"context"
-	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/counters"
-	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/monitor"
 )
@@ -19,18 +17,8 @@ import (
 // its own work at its last tick: the monitor waits for the closed connections' backends to
 // exit, publishing, before taking the last tick's totals.
 func TestShortStepCounted(t *testing.T) {
-	u, err := url.Parse(envURL(t, "DBPERF_TEST_POSTGRES"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/dbperf_counters_short"
-	tg := open(t, u.String())
+	tg, conn := openPostgres(t, "dbperf_counters_short")
 	ctx := context.Background()
-	conn, err := tg.(*sqldriver.Postgres).Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS short; CREATE TABLE short (id bigint PRIMARY KEY, v text)"); err != nil {
 		t.Fatal(err)
 	}

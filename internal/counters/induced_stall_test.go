@@ -30,19 +30,8 @@ import (
 // the stall's last tick. The stall must name that table's counters too, which only the
 // attribution's publishing delay (Step.Late) can: read at the stall's own ticks they are 0.
 func TestInducedStallAttributed(t *testing.T) {
-	u, err := url.Parse(envURL(t, "DBPERF_TEST_POSTGRES"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/dbperf_counters_stall"
-	tg := open(t, u.String())
-	p := tg.(*sqldriver.Postgres)
+	p, conn := openPostgres(t, "dbperf_counters_stall")
 	ctx := context.Background()
-	conn, err := p.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	locker, err := p.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +83,7 @@ func TestInducedStallAttributed(t *testing.T) {
 		return err
 	}
 	var eventT float64
-	dir := runStep(t, tg, archive.Target{Kind: "postgres"}, func(ctx context.Context) error {
+	dir := runStep(t, p, archive.Target{Kind: "postgres"}, func(ctx context.Context) error {
 		_, err := conn.Exec(ctx, "INSERT INTO stalled (v) VALUES (repeat('x', 200))")
 		return err
 	}, event, func(r *stepRun) archive.Step {

@@ -16,6 +16,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver/kvdriver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	"github.com/dbperf/dbperf/internal/monitor"
+	"github.com/jackc/pgx/v5"
 )
 
 // An induced event in the middle of a monitored step must be named by the counters that moved
@@ -100,33 +101,40 @@ func open(t *testing.T, spec string) driver.Target {
 	return tg
 }
 
-// TestInducedCheckpoint: a CHECKPOINT on PostgreSQL shows as requested checkpoints.
-func TestInducedCheckpoint(t *testing.T) {
+// openPostgres opens database db of the test PostgreSQL as a target, and one connection for
+// the test's own statements; both are closed when the test ends.
+func openPostgres(t *testing.T, db string) (*sqldriver.Postgres, *pgx.Conn) {
+	t.Helper()
 	u, err := url.Parse(envURL(t, "DBPERF_TEST_POSTGRES"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Path = "/dbperf_counters_induced"
-	tg := open(t, u.String())
-	p := tg.(*sqldriver.Postgres)
-	ctx := context.Background()
-	conn, err := p.Connect(ctx)
+	u.Path = "/" + db
+	p := open(t, u.String()).(*sqldriver.Postgres)
+	conn, err := p.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return p, conn
+}
+
+// TestInducedCheckpoint: a CHECKPOINT on PostgreSQL shows as requested checkpoints.
+func TestInducedCheckpoint(t *testing.T) {
+	p, conn := openPostgres(t, "dbperf_counters_induced")
+	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS induced; CREATE TABLE induced (id bigserial PRIMARY KEY, v text)"); err != nil {
 		t.Fatal(err)
 	}
 	req := []string{"bgwriter.checkpoints_req", "checkpointer.num_requested"}
-	before := counter(t, tg, req...)
-	moved := induced(t, tg, archive.Target{Kind: "postgres"},
+	before := counter(t, p, req...)
+	moved := induced(t, p, archive.Target{Kind: "postgres"},
 		func(ctx context.Context) error {
 			_, err := conn.Exec(ctx, "INSERT INTO induced (v) SELECT repeat('x', 200) FROM generate_series(1, 50)")
 			return err
 		},
 		func() error { _, err := p.Admin().Exec(ctx, "CHECKPOINT"); return err },
-		func() bool { return counter(t, tg, req...) > before })
+		func() bool { return counter(t, p, req...) > before })
 	if !named(moved, req...) {
 		t.Errorf("CHECKPOINT: the counters that moved do not name it: %v", names(moved))
 	}
