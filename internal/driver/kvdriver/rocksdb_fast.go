@@ -218,10 +218,11 @@ func cacheOptions(c unsafe.Pointer) string {
 // cgoNoop is one cgo call that does nothing: the transition's own cost.
 func cgoNoop() { C.dbperf_noop() }
 
-// bindingCallNs is what one call through the binding costs on this machine, now: the least of
-// three batches of 20,000 empty cgo calls, in ns a call. Each Get, Put, MultiGet batch and scan
-// chunk is one such call, so a reader of run.json can set it beside the step's CPU per op.
-func bindingCallNs() float64 {
+// bindingCallNs is what one call through the binding costs on this machine: the least of three
+// batches of 20,000 empty cgo calls, in ns a call, measured once a process (the engine reopens
+// for every step). Each Get, Put, MultiGet batch and scan chunk is one such call, so a reader of
+// run.json can set it beside the step's CPU per op.
+var bindingCallNs = sync.OnceValue(func() float64 {
 	const calls = 20000
 	best := time.Duration(math.MaxInt64)
 	for range 3 {
@@ -232,7 +233,7 @@ func bindingCallNs() float64 {
 		best = min(best, time.Since(t0))
 	}
 	return math.Round(float64(best)/calls*10) / 10
-}
+})
 
 // scratch is a client's buffers for one call, pooled: the engine is shared by every client.
 type scratch struct {
