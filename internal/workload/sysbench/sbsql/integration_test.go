@@ -89,18 +89,9 @@ func TestTestsOnEverySQLTarget(t *testing.T) {
 // comCounters reads a MariaDB connection's own statement counters.
 func comCounters(t *testing.T, c *sql.Conn) map[string]int64 {
 	t.Helper()
-	rows, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute','Com_stmt_prepare')")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	m := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
+	for k, v := range sessionStatus(t, c, "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit",
+		"Com_rollback", "Com_stmt_execute", "Com_stmt_prepare") {
 		m[strings.ToLower(strings.TrimPrefix(k, "Com_"))] = v
 	}
 	return m
