@@ -287,9 +287,7 @@ func runWorkload(ctx context.Context, c *cobra.Command, name string, spec driver
 	mon := newMonitor(ctx, t)
 	s := &session.Session{Monitor: mon, FaultTimeout: faultTimeout}
 	defer sizeClientProcs(mon, info.Kind, s)()
-	if s.LockOSThreads = mon.Embedded() && cgoEngines[info.Kind]; s.LockOSThreads {
-		settings["worker_os_threads"] = lockedThreads
-	}
+	lockThreads(mon, info.Kind, s, settings)
 	dataPath := ""
 	if spec.Path != "" {
 		dataPath, _ = filepath.Abs(spec.Path)
@@ -383,8 +381,13 @@ func recordRunOptions(t driver.Target, settings map[string]any) {
 // own OS threads (session.Session.LockOSThreads) and GOMAXPROCS grows with the callers.
 var cgoEngines = map[string]bool{"rocksdb": true}
 
-// lockedThreads is run.json's worker_os_threads when the workers keep their threads.
-const lockedThreads = "one per worker (runtime.LockOSThread): the engine is called through cgo"
+// lockThreads keeps each step's workers on their own OS threads for an embedded engine called
+// through cgo (Session.LockOSThreads), and says so in run.json's settings.
+func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings map[string]any) {
+	if s.LockOSThreads = mon.Embedded() && cgoEngines[kind]; s.LockOSThreads {
+		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): the engine is called through cgo"
+	}
+}
 
 // sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when
 // --client-procs is auto: against a server, from one processor up as the client's CPU use

@@ -191,9 +191,7 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	defer sizeClientProcs(mon, info.Kind, s)()
 	settings := wl.Settings()
 	recordRunOptions(t, settings)
-	if s.LockOSThreads = mon.Embedded() && cgoEngines[info.Kind]; s.LockOSThreads {
-		settings["worker_os_threads"] = lockedThreads
-	}
+	lockThreads(mon, info.Kind, s, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
 	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: archive.Target(info), Seed: sf.seed,
