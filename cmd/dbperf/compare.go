@@ -11,14 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func compareCmd() *cobra.Command {
-	var format, base string
-	var why bool // --why: why.go
-	var defFiles []string
-	c := &cobra.Command{
-		Use:   "compare --base RUN RUN...",
-		Short: "Each figure of each step relative to a base run, from run directories",
-		Long: `compare reads run directories (it never runs anything) and prints one line per step of
+const compareLong = `compare reads run directories (it never runs anything) and prints one line per step of
 the base run (in its order) and figure: the base's value, then for every other run its value
 and its ratio to the base's. Figures: the workload's (the Insert Benchmark's ips, dps, qps, xps
 rates; i_p99, q_p50, q_p99, q_p99.9 latencies in µs), then, when the step was monitored,
@@ -48,63 +41,98 @@ the noise of the steps' mean rates; groups: q < 0.05): one line naming the figur
 moved most, then a table top down: the rate, CPU, IO and context switches per op, then the
 vital signs and every counter per op ranked by how much they changed (groups: "~" when inside
 the repeats' spread; "=/s" when the counter's rate a second did not change, so per op it only
-followed the main rate). --defs FILE ranks your own definitions too (docs/counters.md).`,
-		Example: `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
+followed the main rate). --defs FILE ranks your own definitions too (docs/counters.md).`
+
+const compareExample = `  dbperf compare --base runs/pg-15 runs/pg-16 runs/pg-17
   dbperf compare --base runs/pg-15 runs/pg-16 --format markdown > pg16.md
   dbperf compare --base runs/pg-15 runs/pg-16 --why --defs mine.conf
-  dbperf compare --base runs/pg-15 runs/pg-16 --format json | jq '.rows[] | select(.runs[0].mark == "worse")'`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format)
-			if err != nil {
-				return err
-			}
-			if base == "" {
-				return errors.New("compare needs --base RUN: the run the others are compared with")
-			}
-			var others []string // the base compared with itself says nothing: a glob may include it
-			for _, a := range args {
-				if filepath.Clean(a) != filepath.Clean(base) {
-					others = append(others, a)
-				}
-			}
-			if len(others) == 0 {
-				return errors.New("compare needs at least one RUN besides the base")
-			}
-			defs, err := whyDefs(why, f, defFiles)
-			if err != nil {
-				return err
-			}
-			user, _ := userDefs(defFiles) // read without error by whyDefs
-			check := &defCheck{defs: user}
-			defer check.warn(c.ErrOrStderr())
-			if groups, ok, err := loadGroups(append([]string{base}, others...)); err != nil {
-				return err
-			} else if ok {
-				if err := report.WriteGroupCompare(c.OutOrStdout(), groups[0], groups[1:], f); err != nil || !why {
-					return err
-				}
-				return whyGroups(c.OutOrStdout(), groups, defs, check)
-			}
-			b, err := loadRuns([]string{base})
-			if err != nil {
-				return err
-			}
-			runs, err := loadRuns(others)
-			if err != nil {
-				return err
-			}
-			if err := report.WriteCompare(c.OutOrStdout(), c.ErrOrStderr(), b[0], runs, f); err != nil || !why {
-				return err
-			}
-			return whyRuns(c.OutOrStdout(), base, others, defs, check)
-		},
+  dbperf compare --base runs/pg-15 runs/pg-16 --format json | jq '.rows[] | select(.runs[0].mark == "worse")'`
+
+func compareCmd() *cobra.Command {
+	var o compareOptions
+	c := &cobra.Command{
+		Use:     "compare --base RUN RUN...",
+		Short:   "Each figure of each step relative to a base run, from run directories",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    func(c *cobra.Command, args []string) error { return o.run(c.OutOrStdout(), c.ErrOrStderr(), args) },
 	}
-	c.Flags().StringVar(&base, "base", "", "the run directory the others are compared with (required)")
-	c.Flags().StringVar(&format, "format", "text", formatHelp)
-	c.Flags().BoolVar(&why, "why", false, "after the table, for each step whose main rate changed significantly (runs: by 5% or more and beyond the noise of the steps' means; groups: the group test): the figures per op that moved most (docs/counters.md)")
-	c.Flags().StringArrayVar(&defFiles, "defs", nil, "with --why: a file of counter definitions ranked besides the vital signs (repeatable; docs/counters.md)")
+	c.Flags().StringVar(&o.base, "base", "", "the run directory the others are compared with (required)")
+	c.Flags().StringVar(&o.format, "format", "text", formatHelp)
+	c.Flags().BoolVar(&o.why, "why", false, "after the table, for each step whose main rate changed significantly (runs: by 5% or more and beyond the noise of the steps' means; groups: the group test): the figures per op that moved most (docs/counters.md)")
+	c.Flags().StringArrayVar(&o.defFiles, "defs", nil, "with --why: a file of counter definitions ranked besides the vital signs (repeatable; docs/counters.md)")
 	return c
+}
+
+// compareOptions are compare's flags.
+type compareOptions struct {
+	format, base string
+	why          bool // --why: why.go
+	defFiles     []string
+}
+
+// run compares the runs or run groups in args with the base, then explains the changes
+// (--why); warnings about --defs go to stderr after the output.
+func (o compareOptions) run(stdout, stderr io.Writer, args []string) error {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	others, err := o.others(args)
+	if err != nil {
+		return err
+	}
+	defs, err := whyDefs(o.why, f, o.defFiles)
+	if err != nil {
+		return err
+	}
+	user, _ := userDefs(o.defFiles) // read without error by whyDefs
+	check := &defCheck{defs: user}
+	defer check.warn(stderr)
+	if groups, ok, err := loadGroups(append([]string{o.base}, others...)); err != nil {
+		return err
+	} else if ok {
+		if err := report.WriteGroupCompare(stdout, groups[0], groups[1:], f); err != nil || !o.why {
+			return err
+		}
+		return whyGroups(stdout, groups, defs, check)
+	}
+	return o.compareRuns(stdout, stderr, others, f, defs, check)
+}
+
+// others are the runs in args compared with the base: the base compared with itself says
+// nothing, and a glob may include it.
+func (o compareOptions) others(args []string) ([]string, error) {
+	if o.base == "" {
+		return nil, errors.New("compare needs --base RUN: the run the others are compared with")
+	}
+	var others []string
+	for _, a := range args {
+		if filepath.Clean(a) != filepath.Clean(o.base) {
+			others = append(others, a)
+		}
+	}
+	if len(others) == 0 {
+		return nil, errors.New("compare needs at least one RUN besides the base")
+	}
+	return others, nil
+}
+
+// compareRuns compares single runs (not groups) with the base, then explains the changes.
+func (o compareOptions) compareRuns(stdout, stderr io.Writer, others []string, f report.Format, defs []*counters.Def, check *defCheck) error {
+	b, err := loadRuns([]string{o.base})
+	if err != nil {
+		return err
+	}
+	runs, err := loadRuns(others)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteCompare(stdout, stderr, b[0], runs, f); err != nil || !o.why {
+		return err
+	}
+	return whyRuns(stdout, o.base, others, defs, check)
 }
 
 // whyDefs are the definitions --why ranks: the vital signs and the --defs files'. --why

@@ -298,8 +298,7 @@ func readTar(r io.Reader, dir string) error {
 }
 
 func k8sCollectCmd() *cobra.Command {
-	var out, namespace, kubectl, fromDir string
-	var wait, poll time.Duration
+	var o collectOptions
 	c := &cobra.Command{
 		Use:   "collect JOB --out RUN",
 		Short: "Wait for a Job's shards to end, copy their run directories out of the pods (kubectl) and merge them",
@@ -312,65 +311,92 @@ here) it waits for the same marks there and merges the directories there. The co
 are kept beside the merged run, in RUN.shards/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if out == "" {
-				return fmt.Errorf("give the merged run's directory with --out")
-			}
-			if merge.Exists(out) {
-				return fmt.Errorf("run directory %s already exists and is not empty: choose another --out or remove it", out)
-			}
-			job := args[0]
-			src := fromDir
-			var codes map[string]int
-			var err error
-			if src == "" {
-				src = out + ".shards"
-				codes, err = collectPods(c, kubectl, namespace, job, src, wait, poll)
-			} else {
-				codes, err = waitDir(c, src, job, wait, poll)
-			}
-			if err != nil {
-				return err
-			}
-			dirs, err := filepath.Glob(filepath.Join(src, "*", job+"-*"))
-			if err == nil && len(dirs) == 0 {
-				dirs, err = filepath.Glob(filepath.Join(src, job+"-*"))
-			}
-			if err != nil || len(dirs) == 0 {
-				return fmt.Errorf("no run directory of job %s under %s", job, src)
-			}
-			var failed []string
-			for _, name := range slices.Sorted(maps.Keys(codes)) {
-				if codes[name] != 0 {
-					failed = append(failed, fmt.Sprintf("%s (exit code %d)", name, codes[name]))
-				}
-			}
-			if len(failed) > 0 {
-				fmt.Fprintf(c.ErrOrStderr(), "dbperf: shards failed: %s; their run.json says why\n", strings.Join(failed, ", "))
-			}
-			if merge.IsGroup(dirs[0]) { // the command had --repeat: a group of merged runs
-				_, err = merge.Groups(out, dirs, redactArgs(os.Args))
-			} else {
-				_, err = merge.Runs(out, dirs, redactArgs(os.Args))
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(dirs), job, out)
-			if len(failed) > 0 {
-				return fmt.Errorf("%d shards of %s failed: %s (merged into %s all the same)", len(failed), job, strings.Join(failed, ", "), out)
-			}
-			return nil
+			return o.collect(c, args[0])
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&out, "out", "", "the merged run directory (new)")
-	f.StringVar(&namespace, "namespace", "", "the Job's namespace")
-	f.StringVar(&kubectl, "kubectl", "kubectl", "the kubectl to run")
-	f.StringVar(&fromDir, "from-dir", "", "merge the run directories under this directory (the Job's volume) instead of copying them from the pods")
-	f.DurationVar(&wait, "wait", 24*time.Hour, "the longest to wait for the shards to end (pods scheduled late, long runs)")
-	f.DurationVar(&poll, "poll", 5*time.Second, "how often to look whether the shards have ended")
+	f.StringVar(&o.out, "out", "", "the merged run directory (new)")
+	f.StringVar(&o.namespace, "namespace", "", "the Job's namespace")
+	f.StringVar(&o.kubectl, "kubectl", "kubectl", "the kubectl to run")
+	f.StringVar(&o.fromDir, "from-dir", "", "merge the run directories under this directory (the Job's volume) instead of copying them from the pods")
+	f.DurationVar(&o.wait, "wait", 24*time.Hour, "the longest to wait for the shards to end (pods scheduled late, long runs)")
+	f.DurationVar(&o.poll, "poll", 5*time.Second, "how often to look whether the shards have ended")
 	f.MarkHidden("poll")
 	return c
+}
+
+// collectOptions are k8s collect's flags.
+type collectOptions struct {
+	out, namespace, kubectl, fromDir string
+	wait, poll                       time.Duration
+}
+
+// collect waits for job's shards to end, gathers their run directories (from the pods, or
+// under --from-dir) and merges them into --out, naming the shards that failed.
+func (o collectOptions) collect(c *cobra.Command, job string) error {
+	if o.out == "" {
+		return fmt.Errorf("give the merged run's directory with --out")
+	}
+	if merge.Exists(o.out) {
+		return fmt.Errorf("run directory %s already exists and is not empty: choose another --out or remove it", o.out)
+	}
+	src := o.fromDir
+	var codes map[string]int
+	var err error
+	if src == "" {
+		src = o.out + ".shards"
+		codes, err = collectPods(c, o.kubectl, o.namespace, job, src, o.wait, o.poll)
+	} else {
+		codes, err = waitDir(c, src, job, o.wait, o.poll)
+	}
+	if err != nil {
+		return err
+	}
+	dirs, err := shardRunDirs(src, job)
+	if err != nil {
+		return err
+	}
+	failed := failedShards(codes)
+	if len(failed) > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "dbperf: shards failed: %s; their run.json says why\n", strings.Join(failed, ", "))
+	}
+	if merge.IsGroup(dirs[0]) { // the command had --repeat: a group of merged runs
+		_, err = merge.Groups(o.out, dirs, redactArgs(os.Args))
+	} else {
+		_, err = merge.Runs(o.out, dirs, redactArgs(os.Args))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "merged %d shards of %s into %s\n", len(dirs), job, o.out)
+	if len(failed) > 0 {
+		return fmt.Errorf("%d shards of %s failed: %s (merged into %s all the same)", len(failed), job, strings.Join(failed, ", "), o.out)
+	}
+	return nil
+}
+
+// shardRunDirs are the job's run directories under src: one a pod (src/POD/JOB-*), or all in
+// src itself (the Job's volume).
+func shardRunDirs(src, job string) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(src, "*", job+"-*"))
+	if err == nil && len(dirs) == 0 {
+		dirs, err = filepath.Glob(filepath.Join(src, job+"-*"))
+	}
+	if err != nil || len(dirs) == 0 {
+		return nil, fmt.Errorf("no run directory of job %s under %s", job, src)
+	}
+	return dirs, nil
+}
+
+// failedShards names the shards whose exit code was not 0, with it, in name order.
+func failedShards(codes map[string]int) []string {
+	var failed []string
+	for _, name := range slices.Sorted(maps.Keys(codes)) {
+		if codes[name] != 0 {
+			failed = append(failed, fmt.Sprintf("%s (exit code %d)", name, codes[name]))
+		}
+	}
+	return failed
 }
 
 // waitFor polls pending (the shards still running, by name) until it returns none, or fails

@@ -18,16 +18,13 @@ import (
 	_ "github.com/dbperf/dbperf/internal/driver/sqldriver" // sqlite, postgres, mysql
 )
 
-func main() {
-	root := &cobra.Command{
-		Use:   "dbperf",
-		Short: "Benchmark databases with reference workloads, truthful latency and plain-file archives",
-		Long: `dbperf runs reference workloads (the Insert Benchmark) against embedded engines
+const rootLong = `dbperf runs reference workloads (the Insert Benchmark) against embedded engines
 (SQLite, Pebble, bbolt) and servers (PostgreSQL, MySQL/MariaDB with InnoDB or MyRocks), records
 every operation's latency in HDR histograms from its intended start, watches the host and the
 DBMS on the same clock, checks the database after every step, and writes each run to a
-directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
-		Example: `  dbperf run insert                                  # SQLite in a temporary file, seconds
+directory of plain files that 'dbperf summary', 'compare' and 'report' read.`
+
+const rootExample = `  dbperf run insert                                  # SQLite in a temporary file, seconds
   dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000
   dbperf server start postgres                       # a private PostgreSQL on 127.0.0.1:15432
   dbperf run insert --target postgres://postgres@127.0.0.1:15432/ib --tables shared --out runs/pg-shared
@@ -35,7 +32,21 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
   dbperf summary runs/pg-shared runs/pebble-1
   dbperf compare --base runs/cached/postgres-cached-by-dbms runs/cached/*
   dbperf report runs/cached/* -o report.html
-  dbperf targets`,
+  dbperf targets`
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		exit(err)
+	}
+}
+
+// rootCmd is dbperf with its global flags and every command.
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "dbperf",
+		Short:         "Benchmark databases with reference workloads, truthful latency and plain-file archives",
+		Long:          rootLong,
+		Example:       rootExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(archive.ThisBuild()),
@@ -44,6 +55,25 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 	// checks) alike.
 	cobra.EnableTraverseRunHooks = true
 	root.SetVersionTemplate("dbperf {{.Version}}\n")
+	addGlobalFlags(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
+	})
+	run := runCmd()
+	run.AddCommand(runSysbenchCmd()) // sysbench.go, docs/sysbench.md
+	search := searchCmd()
+	search.AddCommand(searchSysbenchCmd()) // search_sysbench.go
+	root.AddCommand(run, search, summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
+	root.AddCommand(mergeCmd(), k8sCmd()) // sharded runs: merge.go, k8s.go
+	root.AddCommand(crashCmd())           // lost commits: crash.go, docs/reliability.md
+
+	root.AddCommand(countersCmd()) // DBMS counters per op: counters.go, docs/counters.md
+	return root
+}
+
+// addGlobalFlags declares the flags every command takes, checks them before any command
+// runs and starts the CPU profile (--cpuprofile).
+func addGlobalFlags(root *cobra.Command) {
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")
 	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client: auto (against a server one, doubled whenever it uses 40% of them; RocksDB: one per CPU plus one per client; see docs/performance.md) or all (one per CPU, Go's default); recorded per step as client_procs")
@@ -71,29 +101,20 @@ directory of plain files that 'dbperf summary', 'compare' and 'report' read.`,
 		return pprof.StartCPUProfile(f)
 	}
 	root.PersistentPostRun = func(*cobra.Command, []string) { pprof.StopCPUProfile() }
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())
-	})
-	run := runCmd()
-	run.AddCommand(runSysbenchCmd()) // sysbench.go, docs/sysbench.md
-	search := searchCmd()
-	search.AddCommand(searchSysbenchCmd()) // search_sysbench.go
-	root.AddCommand(run, search, summaryCmd(), compareCmd(), targetsCmd(), serverCmd(), reportCmd())
-	root.AddCommand(mergeCmd(), k8sCmd()) // sharded runs: merge.go, k8s.go
-	root.AddCommand(crashCmd())           // lost commits: crash.go, docs/reliability.md
+}
 
-	root.AddCommand(countersCmd()) // DBMS counters per op: counters.go, docs/counters.md
-	if err := root.Execute(); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "dbperf:", err)
-		if errors.Is(err, session.ErrInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
+// exit ends dbperf after a command's error: with the code of an exitError, silently; else
+// saying the error, with 130 after an interrupt and 1 otherwise.
+func exit(err error) {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
 	}
+	fmt.Fprintln(os.Stderr, "dbperf:", err)
+	if errors.Is(err, session.ErrInterrupted) {
+		os.Exit(130)
+	}
+	os.Exit(1)
 }
 
 // versionString is what --version prints after "dbperf ": the version, the commit (with

@@ -26,6 +26,7 @@ import (
 	"github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/dbperf/dbperf/internal/workload/insertbench/stores"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func runCmd() *cobra.Command {
@@ -56,26 +57,16 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-func runInsertCmd() *cobra.Command {
-	cfg := insertbench.DefaultConfig()
-	var (
-		rf         = runFlags{name: "insert", prefix: "insert"}
-		tables     = "per-client"
-		steps      = cfg.Steps
-		settleWait time.Duration
-	)
-	c := &cobra.Command{
-		Use:   "insert",
-		Short: "The Insert Benchmark: l.i0, l.x, l.i1, l.i2, settle, qr100 ... qp1000",
-		Long: `The Insert Benchmark (iibench): load rows in primary key order (l.i0), create three
+const insertLong = `The Insert Benchmark (iibench): load rows in primary key order (l.i0), create three
 secondary indexes (l.x), insert rows random with respect to them while deleting as many of the
 oldest (l.i1 with 50 rows per statement, l.i2 with 5), settle the DBMS, then run range (qr) or
 point (qp) queries as fast as possible while each client inserts (and deletes) at a fixed rate:
 100, 500 and 1000 rows per second.
 
 Every size defaults small so the run takes seconds; the published runs use e.g.
---rows 20000000 --l1-rows 40000000 --q-seconds 1800 --clients 8.`,
-		Example: `  dbperf run insert
+--rows 20000000 --l1-rows 40000000 --q-seconds 1800 --clients 8.`
+
+const insertExample = `  dbperf run insert
   dbperf run insert --target pebble:/tmp/ib --clients 4 --rows 2000000 --steps l.i0,l.x,l.i1,l.i2,qr100,qp100
   dbperf run insert --target postgres://postgres@127.0.0.1:15432/ib --tables shared --out runs/pg-shared
   dbperf run insert --target sqlite --target pebble --target bbolt --out runs/embedded
@@ -90,69 +81,98 @@ A plan file (JSON) lists targets, and servers that dbperf starts once per config
   ]}
 With several runs, --out is a directory holding one run directory per run, named after it
 (postgres-cached-by-os, mariadb-rocksdb-cached-by-dbms, ...). Every run uses the same seed, so
-every target gets the same rows. A failed run does not stop the others.`,
-		Args: cobra.NoArgs,
+every target gets the same rows. A failed run does not stop the others.`
+
+func runInsertCmd() *cobra.Command {
+	cfg := insertbench.DefaultConfig()
+	i := insertFlags{rf: runFlags{name: "insert", prefix: "insert"}, tables: "per-client", steps: cfg.Steps}
+	c := &cobra.Command{
+		Use:     "insert",
+		Short:   "The Insert Benchmark: l.i0, l.x, l.i1, l.i2, settle, qr100 ... qp1000",
+		Long:    insertLong,
+		Example: insertExample,
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			switch tables {
-			case "per-client":
-				cfg.SharedTable = false
-			case "shared":
-				cfg.SharedTable = true
-			default:
-				return fmt.Errorf("--tables must be per-client or shared (got %q)", tables)
-			}
-			cfg.Steps = steps
-			cfg.SettleWait = settleWait
-			if !c.Flags().Changed("settle-scale") {
-				cfg.SettleScale = settleScaleFor(cfg)
-			}
-			var err error
-			if cfg.Arrival, err = rf.arrival(c); err != nil {
+			if err := i.complete(c, &cfg); err != nil {
 				return err
 			}
-			cfg.Seed = rf.seed
-			if err := sharding.forInsert(c, &cfg); err != nil { // --shard: shard.go
-				return err
-			}
-			if output.repeat > 1 && cfg.NeedsData() != "" {
-				return fmt.Errorf("--repeat runs each repeat from an empty database, so --steps must start with l.i0 (it starts with %s)", cfg.Steps[0])
-			}
-			if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": settleWait}), cfg.Validate()); err != nil {
-				return err
-			}
-			if err := output.checkStepOps(cfg.Steps, insertbench.StepOps); err != nil {
-				return err
-			}
-			if rf.noVerify && cfg.FullChecks {
-				return fmt.Errorf("--full-checks chooses the checks that --no-verify skips: give one of them")
-			}
-			l := rf.launch(cfg.NeedsData(), sharding.wrap(bindInsert(cfg)))
+			l := i.rf.launch(cfg.NeedsData(), sharding.wrap(bindInsert(cfg)))
 			if cfg.Prepared {
 				l.serverOnly = "--prepared"
 			}
-			_, err = l.run(c)
+			_, err := l.run(c)
 			return err
 		},
 	}
-	f := c.Flags()
-	rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://...", Plan: true, ClientBound: true, Shard: true})
+	i.add(c.Flags(), &cfg)
+	return c
+}
+
+// insertFlags are run insert's flags that are not fields of the Insert Benchmark's config.
+type insertFlags struct {
+	rf         runFlags
+	tables     string
+	steps      []string
+	settleWait time.Duration
+}
+
+// add declares run insert's flags, cfg's among them.
+func (i *insertFlags) add(f *pflag.FlagSet, cfg *insertbench.Config) {
+	i.rf.add(f, runSpec{Target: "sqlite", TargetHelp: "sqlite[:FILE], pebble[:DIR], bbolt[:FILE], postgres://..., mysql://...", Plan: true, ClientBound: true, Shard: true})
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "clients; each has an inserter, a deleter and a querier with their own connections")
-	f.StringVar(&tables, "tables", tables, "per-client (a table per client) or shared (one table for all)")
+	f.StringVar(&i.tables, "tables", i.tables, "per-client (a table per client) or shared (one table for all)")
 	f.Int64Var(&cfg.Rows, "rows", cfg.Rows, "rows each client loads in l.i0")
 	f.Int64Var(&cfg.L1Rows, "l1-rows", cfg.L1Rows, "rows each client inserts and deletes in l.i1 (l.i2 does a quarter)")
 	f.Float64Var(&cfg.QSeconds, "q-seconds", cfg.QSeconds, "length of each q step at its insert rate: each client inserts rate x q-seconds rows")
-	f.StringSliceVar(&steps, "steps", steps, "steps to run, in order, comma-separated (and cleanup: drop the tables dbperf created)")
+	f.StringSliceVar(&i.steps, "steps", i.steps, "steps to run, in order, comma-separated (and cleanup: drop the tables dbperf created)")
 	f.Float64Var(&cfg.StepSeconds, "step-seconds", 0, "end each load step (l.i0, l.i1, l.i2) after this many seconds, even with rows left")
 	f.IntVar(&cfg.Data.Min, "data-min", cfg.Data.Min, "shortest data column")
 	f.IntVar(&cfg.Data.Max, "data-max", cfg.Data.Max, "longest data column")
 	f.IntVar(&cfg.Data.RandomPct, "data-random-pct", cfg.Data.RandomPct, "the reference's data_random_pct: 0.75 x this % of data is random, the rest constant")
-	f.DurationVar(&settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
+	f.DurationVar(&i.settleWait, "settle-wait", 0, "how long the settle step lasts from its start, instead of the reference's rule (60 s + 1 s per million rows loaded, at most 1200 s)")
 	f.Float64Var(&cfg.SettleScale, "settle-scale", cfg.SettleScale, "scale of the reference's settle wait and pauses, 0..1 (default 0.01 when --rows and --l1-rows are at or below their defaults, a small run; else 1)")
 	f.IntVar(&cfg.Retries, "retries", cfg.Retries, "retries of a failed statement before the step fails")
 	f.BoolVar(&cfg.Drop, "drop", false, "let l.i0 drop tables of the benchmark's names that dbperf did not create (its own are replaced)")
 	addQueryModeFlags(f, &cfg.Prepared) // --query-mode simple|prepared, and --prepared (linkbench.go)
 	f.BoolVar(&cfg.FullChecks, "full-checks", false, "the full check (counts, index scans) after every step; by default steps are followed by a bounded sample that leaves the caches alone, and only the last by the full check")
-	return c
+}
+
+// complete sets what the flags say in cfg and checks it all before anything runs.
+func (i *insertFlags) complete(c *cobra.Command, cfg *insertbench.Config) error {
+	switch i.tables {
+	case "per-client":
+		cfg.SharedTable = false
+	case "shared":
+		cfg.SharedTable = true
+	default:
+		return fmt.Errorf("--tables must be per-client or shared (got %q)", i.tables)
+	}
+	cfg.Steps = i.steps
+	cfg.SettleWait = i.settleWait
+	if !c.Flags().Changed("settle-scale") {
+		cfg.SettleScale = settleScaleFor(*cfg)
+	}
+	var err error
+	if cfg.Arrival, err = i.rf.arrival(c); err != nil {
+		return err
+	}
+	cfg.Seed = i.rf.seed
+	if err := sharding.forInsert(c, cfg); err != nil { // --shard: shard.go
+		return err
+	}
+	if output.repeat > 1 && cfg.NeedsData() != "" {
+		return fmt.Errorf("--repeat runs each repeat from an empty database, so --steps must start with l.i0 (it starts with %s)", cfg.Steps[0])
+	}
+	if err := errors.Join(checkDurations(map[string]time.Duration{"settle-wait": i.settleWait}), cfg.Validate()); err != nil {
+		return err
+	}
+	if err := output.checkStepOps(cfg.Steps, insertbench.StepOps); err != nil {
+		return err
+	}
+	if i.rf.noVerify && cfg.FullChecks {
+		return fmt.Errorf("--full-checks chooses the checks that --no-verify skips: give one of them")
+	}
+	return nil
 }
 
 // bindInsert makes the Insert Benchmark for an opened target.

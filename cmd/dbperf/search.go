@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dbperf/dbperf/internal/archive"
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/measure"
 	"github.com/dbperf/dbperf/internal/search"
 	"github.com/dbperf/dbperf/internal/session"
 	"github.com/dbperf/dbperf/internal/workload"
@@ -131,24 +133,9 @@ func addSearchFlags(f interface {
 	f.BoolVar(&quiet, "quiet", false, "accepted as run takes it: a search prints no line while a trial runs anyway")
 }
 
+// runSearch runs the search sf describes on its target, into a run directory of its own.
 func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.Target) (workload.Workload, error)) error {
-	switch sf.vary {
-	case "rate":
-	case "clients":
-		sf.cfg.Whole = true
-		if !c.Flags().Changed("start-rate") {
-			sf.cfg.Start = 1
-		}
-		if !c.Flags().Changed("min-rate") {
-			sf.cfg.Min = 1
-		}
-		if !c.Flags().Changed("max-rate") {
-			sf.cfg.Max = 512
-		}
-	default:
-		return fmt.Errorf("--vary must be rate or clients (got %q)", sf.vary)
-	}
-	if err := sf.cfg.Validate(); err != nil {
+	if err := sf.varyDefaults(c); err != nil {
 		return err
 	}
 	p := search.Plan{Workload: name, Step: sf.step, Setup: sf.setup, Vary: sf.vary, SLAs: sf.sla, Config: sf.cfg,
@@ -185,6 +172,34 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	if err := p.Check(wl); err != nil {
 		return err
 	}
+	return runTrials(ctx, c.OutOrStdout(), sf, p, slas, t, wl)
+}
+
+// varyDefaults checks --vary; searching for a client count, the rate flags not given count
+// clients: from 1 to 512, starting at 1.
+func (sf *searchFlags) varyDefaults(c *cobra.Command) error {
+	switch sf.vary {
+	case "rate":
+	case "clients":
+		sf.cfg.Whole = true
+		if !c.Flags().Changed("start-rate") {
+			sf.cfg.Start = 1
+		}
+		if !c.Flags().Changed("min-rate") {
+			sf.cfg.Min = 1
+		}
+		if !c.Flags().Changed("max-rate") {
+			sf.cfg.Max = 512
+		}
+	default:
+		return fmt.Errorf("--vary must be rate or clients (got %q)", sf.vary)
+	}
+	return sf.cfg.Validate()
+}
+
+// runTrials monitors the opened target, archives the run and runs p's trials, printing a
+// line each and the search's record at the end.
+func runTrials(ctx context.Context, w io.Writer, sf searchFlags, p search.Plan, slas []measure.SLA, t driver.Target, wl workload.Workload) error {
 	info := t.Info(ctx)
 	mon := newMonitor(ctx, t)
 	s := &session.Session{Monitor: mon, SLAs: slas, Live: session.LiveQuiet, FaultTimeout: faultTimeout}
@@ -193,14 +208,13 @@ func runSearch(c *cobra.Command, name string, sf searchFlags, bind func(driver.T
 	recordRunOptions(t, settings)
 	lockThreads(mon, info.Kind, s, settings)
 	settings["search"] = map[string]any{"step": sf.step, "slas": sf.sla, "config": sf.cfg, "warmup_sec": sf.warmup.Seconds(), "trial_sec": sf.probe.Seconds()}
-	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: name, Command: redactArgs(os.Args),
+	dir, err := archive.Create(sf.out, archive.Run{Name: filepath.Base(sf.out), Workload: p.Workload, Command: redactArgs(os.Args),
 		Dbperf: archive.ThisBuild(), Host: archive.ThisHost(mon.DataDir()), Target: archive.Target(info), Seed: sf.seed,
 		Settings: settings, Figures: wl.Figures(), Start: time.Now()})
 	if err != nil {
 		return err
 	}
-	w := c.OutOrStdout()
-	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", name, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
+	fmt.Fprintf(w, "dbperf search %s %s on %s (%s %s), seed %d, into %s\n", p.Workload, sf.step, info.Target, info.Engine, info.Version, sf.seed, sf.out)
 	s.Workload, s.Dir, s.Out, s.Verify = wl, dir, w, true
 	rec, err := p.Run(ctx, s, wl, w)
 	if werr := archive.WriteJSON(filepath.Join(sf.out, archive.SearchFile), rec); werr != nil && err == nil {

@@ -9,12 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func serverCmd() *cobra.Command {
-	var o server.Options
-	c := &cobra.Command{
-		Use:   "server start|stop|status postgres|mariadb",
-		Short: "Start, stop or describe a private PostgreSQL or MariaDB server on loopback",
-		Long: `server manages benchmark servers from the machine's packages (postgresql-15; mariadb-server
+const serverLong = `server manages benchmark servers from the machine's packages (postgresql-15; mariadb-server
 and mariadb-plugin-rocksdb), each in its own data directory, on its own port and socket on
 127.0.0.1, never the system's default instance. start creates the data directory on first use,
 writes the config, starts the server, waits until it accepts connections and prints the target
@@ -27,70 +22,30 @@ Benchmark settings with each one's source (docs/servers.md), or a file of settin
 config. --config may change from one start to the next.
 
 The benchmark user (postgres; dbperf on MariaDB) has no password on loopback unless
-DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to no file.`,
-		Example: `  dbperf server start postgres --config cached-by-os
+DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to no file.`
+
+const serverExample = `  dbperf server start postgres --config cached-by-os
   dbperf server start mariadb --datadir /data/mdb --port 3310
   dbperf run insert --target "mysql://dbperf@127.0.0.1:13306/ib?engine=rocksdb"
   dbperf server status mariadb
-  dbperf server stop postgres`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return fmt.Errorf("give an action and a server, e.g. 'dbperf server start postgres'")
-			}
-			switch args[0] {
-			case "start", "stop", "status":
-			default:
-				return fmt.Errorf("unknown action %q: use start, stop or status", args[0])
-			}
-			return nil
-		},
+  dbperf server stop postgres`
+
+func serverCmd() *cobra.Command {
+	var o server.Options
+	c := &cobra.Command{
+		Use:     "server start|stop|status postgres|mariadb",
+		Short:   "Start, stop or describe a private PostgreSQL or MariaDB server on loopback",
+		Long:    serverLong,
+		Example: serverExample,
+		Args:    checkServerArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Kind = args[1]
 			o.Password = os.Getenv("DBPERF_SERVER_PASSWORD")
-			s, err := server.New(o)
+			s, err := findServer(o, args[0], c.Flags().Changed("datadir"))
 			if err != nil {
 				return err
 			}
-			if args[0] != "start" && !c.Flags().Changed("datadir") {
-				// Without --datadir, status and stop look for the server dbperf started on the
-				// port, wherever its data directory is.
-				if st, _ := s.Status(); !st.Running {
-					if found, ok := server.Find(o); ok {
-						if s, err = server.New(found); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			out := c.OutOrStdout()
-			switch args[0] {
-			case "start":
-				target, err := s.Start(c.Context())
-				if err != nil {
-					return err
-				}
-				st, _ := s.Status()
-				fmt.Fprintf(c.ErrOrStderr(), "%s started: %s\n", o.Kind, st)
-				fmt.Fprintln(out, target)
-			case "stop":
-				if err := s.Stop(c.Context()); err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "%s stopped\n", o.Kind)
-			case "status":
-				st, err := s.Status()
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "%s: %s\n", o.Kind, st)
-				if !st.Running {
-					if server.PortInUse(st.Port) {
-						fmt.Fprintf(out, "port %d on 127.0.0.1 is in use, but not by a %s server dbperf started that it can see: give its --datadir\n", st.Port, o.Kind)
-					}
-					return errNotRunning
-				}
-			}
-			return nil
+			return serverAction(c, s, args[0], o.Kind)
 		},
 	}
 	f := c.Flags()
@@ -98,6 +53,67 @@ DBPERF_SERVER_PASSWORD is set; the password is set in the server and written to 
 	f.StringVar(&o.Config, "config", "cached-by-dbms", "config: "+strings.Join(server.ConfigNames(), ", ")+", or a file of settings")
 	f.IntVar(&o.Port, "port", 0, "TCP port on 127.0.0.1 (default 15432 for postgres, 13306 for mariadb)")
 	return c
+}
+
+// checkServerArgs takes an action and a server.
+func checkServerArgs(_ *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("give an action and a server, e.g. 'dbperf server start postgres'")
+	}
+	switch args[0] {
+	case "start", "stop", "status":
+	default:
+		return fmt.Errorf("unknown action %q: use start, stop or status", args[0])
+	}
+	return nil
+}
+
+// findServer is the server of o. Without --datadir, status and stop look for the server
+// dbperf started on the port, wherever its data directory is.
+func findServer(o server.Options, action string, dataDirGiven bool) (server.Server, error) {
+	s, err := server.New(o)
+	if err != nil || action == "start" || dataDirGiven {
+		return s, err
+	}
+	if st, _ := s.Status(); !st.Running {
+		if found, ok := server.Find(o); ok {
+			return server.New(found)
+		}
+	}
+	return s, nil
+}
+
+// serverAction starts, stops or describes s; a server not running makes status exit 3.
+func serverAction(c *cobra.Command, s server.Server, action, kind string) error {
+	out := c.OutOrStdout()
+	switch action {
+	case "start":
+		target, err := s.Start(c.Context())
+		if err != nil {
+			return err
+		}
+		st, _ := s.Status()
+		fmt.Fprintf(c.ErrOrStderr(), "%s started: %s\n", kind, st)
+		fmt.Fprintln(out, target)
+	case "stop":
+		if err := s.Stop(c.Context()); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s stopped\n", kind)
+	case "status":
+		st, err := s.Status()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: %s\n", kind, st)
+		if !st.Running {
+			if server.PortInUse(st.Port) {
+				fmt.Fprintf(out, "port %d on 127.0.0.1 is in use, but not by a %s server dbperf started that it can see: give its --datadir\n", st.Port, kind)
+			}
+			return errNotRunning
+		}
+	}
+	return nil
 }
 
 // errNotRunning makes 'server status' exit non-zero (3, like pg_ctl status) without a message.
