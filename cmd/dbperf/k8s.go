@@ -53,7 +53,7 @@ else in the pod until 'dbperf k8s collect' has copied them. A command without --
 			if s.Name == "" {
 				s.Name = "dbperf-" + args[len(args)-1]
 				if len(args) > 1 && args[0] == "run" {
-					s.Name = "dbperf-" + args[1] + "-" + seedOf(s.Args)
+					s.Name = "dbperf-" + args[1] + "-" + flagValue(s.Args, "seed")
 				}
 			}
 			j, err := k8s.Job(s)
@@ -80,13 +80,13 @@ else in the pod until 'dbperf k8s collect' has copied them. A command without --
 	return c
 }
 
-// seedOf is the value of --seed among args.
-func seedOf(args []string) string {
+// flagValue is the value of the flag --name among args (--name VALUE or --name=VALUE), or "".
+func flagValue(args []string, name string) string {
 	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--seed="); ok {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
 			return v
 		}
-		if a == "--seed" && i+1 < len(args) {
+		if a == "--"+name && i+1 < len(args) {
 			return args[i+1]
 		}
 	}
@@ -100,19 +100,6 @@ const collectedMark = ".collected"
 // ended (.done-RUN, holding the exit code): collect copies nothing before it exists, since a
 // run directory is half-written until then.
 const doneMark = ".done-"
-
-// outOf is the value of --out among args.
-func outOf(args []string) string {
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--out="); ok {
-			return v
-		}
-		if a == "--out" && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return ""
-}
 
 // writeDone writes the done mark of the run directory out (under runsDir) with the run's
 // exit code.
@@ -184,7 +171,7 @@ func k8sShardCmd() *cobra.Command {
 			cmd := exec.Command(self, args...)
 			cmd.Stdout, cmd.Stderr = c.OutOrStdout(), c.ErrOrStderr()
 			runErr := cmd.Run()
-			if err := writeDone(runsDir, outOf(args), runErr); err != nil {
+			if err := writeDone(runsDir, flagValue(args, "out"), runErr); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "dbperf: %v\n", err)
 			}
 			if hold { // the run directory lives in the pod: wait for dbperf k8s collect

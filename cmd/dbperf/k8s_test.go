@@ -28,7 +28,7 @@ func TestK8sJobManifest(t *testing.T) {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
 	args := j.Spec.Template.Spec.Containers[0].Args
-	seed := seedOf(args)
+	seed := flagValue(args, "seed")
 	if seed == "" || j.Name != "dbperf-insert-"+seed || *j.Spec.Completions != 3 || !strings.Contains(strings.Join(args, " "), "--shard auto/3") {
 		t.Fatalf("job %s, args %v", j.Name, args)
 	}
