@@ -136,7 +136,8 @@ func (st *MyStmt) column(i, n int, p []byte) error {
 	return err
 }
 
-// Execute runs st with args (int64, int, int32, uint64, float64, []byte, string or nil) and
+// Execute runs st with args (int64, int, int32, uint64, float64, []byte, string or nil; or
+// *int64 and *[]byte, which a caller reuses so that no statement boxes a value) and
 // reads its reply's first result: rows then come from NextRow, in the binary protocol; without
 // rows, its affected rows are returned.
 func (w *MySQL) Execute(ctx context.Context, st *MyStmt, args []any) (rows bool, affected int64, err error) {
@@ -209,6 +210,8 @@ func appendExecute(b []byte, id uint32, args []any) ([]byte, error) {
 		switch a := a.(type) {
 		case int64:
 			b = binary.LittleEndian.AppendUint64(b, uint64(a))
+		case *int64: // a caller's reused cell: no allocation to box the value
+			b = binary.LittleEndian.AppendUint64(b, uint64(*a))
 		case int:
 			b = binary.LittleEndian.AppendUint64(b, uint64(a))
 		case int32:
@@ -226,6 +229,8 @@ func appendExecute(b []byte, id uint32, args []any) ([]byte, error) {
 			b, t = append(appendLenencInt(b, uint64(len(a))), a...), myTypeString
 		case string:
 			b, t = append(appendLenencInt(b, uint64(len(a))), a...), myTypeString
+		case *[]byte: // a caller's reused cell, never NULL
+			b, t = append(appendLenencInt(b, uint64(len(*a))), *a...), myTypeString
 		case nil:
 			b[nulls+i/8] |= 1 << (i % 8)
 			t = myTypeNull

@@ -84,10 +84,24 @@ type Store interface {
 	QueryMode() string
 }
 
+// Arg is a statement's argument: a string (its bytes, Str not nil) or an integer. Typed rather
+// than boxed in an interface, so that a statement's arguments cost no allocation.
+type Arg struct {
+	Int int64
+	Str []byte
+}
+
+// Int is an integer argument.
+func Int(v int64) Arg { return Arg{Int: v} }
+
+// Str is a string argument; b must not be nil.
+func Str(b []byte) Arg { return Arg{Str: b} }
+
 // Conn is one client's connection.
 type Conn interface {
-	// Exec runs a statement of table with its arguments (int64 and string), reading every row.
-	Exec(ctx context.Context, s Stmt, table int, args []any) (Result, error)
+	// Exec runs a statement of table with its arguments, reading every row. args and their
+	// bytes are the client's, reused by its next statement: Exec must not keep them.
+	Exec(ctx context.Context, s Stmt, table int, args []Arg) (Result, error)
 	// Text runs q as text, unprepared (the bulk load, oltp_insert's INSERT).
 	Text(ctx context.Context, q []byte) (Result, error)
 	// Rollback ends a failed transaction.

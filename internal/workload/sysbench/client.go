@@ -39,7 +39,7 @@ type Client struct {
 	b      *Bench
 	conn   Conn
 	g      *Rand
-	args   []any
+	args   [4]Arg
 	c, pad []byte
 	text   []byte
 	seen   bool // the warm-up's end was seen
@@ -50,7 +50,7 @@ type Client struct {
 
 // NewClient makes client i of a step on conn.
 func (b *Bench) NewClient(step string, i int, conn Conn) *Client {
-	return &Client{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(step, i)), args: make([]any, 0, 4)}
+	return &Client{b: b, conn: conn, g: NewRand(b.cfg.Rand, b.rng(step, i))}
 }
 
 // do runs an event for the runner. The warm-up's cut falls between two events, for the
@@ -94,9 +94,11 @@ func (c *Client) table() int { return int(c.g.Uniform(1, uint32(c.b.cfg.Tables))
 
 func (c *Client) id() int64 { return int64(c.g.Default(1, uint32(c.b.cfg.TableSize))) }
 
-// exec runs a statement and counts it as sysbench does.
-func (c *Client) exec(ctx context.Context, s Stmt, table int, args ...any) (Result, error) {
-	r, err := c.conn.Exec(ctx, s, table, args)
+// exec runs a statement and counts it as sysbench does. The arguments go to the connection in
+// the client's own array, so that the variadic slice stays on the stack.
+func (c *Client) exec(ctx context.Context, s Stmt, table int, args ...Arg) (Result, error) {
+	n := copy(c.args[:], args)
+	r, err := c.conn.Exec(ctx, s, table, c.args[:n])
 	if err != nil {
 		return r, err
 	}
@@ -130,7 +132,7 @@ func (c *Client) event(ctx context.Context) error {
 	if e.PointSelects > 0 {
 		t := c.table()
 		for range e.PointSelects {
-			if _, err := c.exec(ctx, PointSelect, t, c.id()); err != nil {
+			if _, err := c.exec(ctx, PointSelect, t, Int(c.id())); err != nil {
 				return err
 			}
 		}
@@ -145,7 +147,7 @@ func (c *Client) event(ctx context.Context) error {
 		t := c.table()
 		for range r.n {
 			id := c.id()
-			if _, err := c.exec(ctx, r.s, t, id, id+cfg.RangeSize-1); err != nil {
+			if _, err := c.exec(ctx, r.s, t, Int(id), Int(id+cfg.RangeSize-1)); err != nil {
 				return err
 			}
 		}
@@ -159,7 +161,7 @@ func (c *Client) event(ctx context.Context) error {
 		}
 	}
 	if e.Delete {
-		r, err := c.exec(ctx, Delete, c.table(), c.id())
+		r, err := c.exec(ctx, Delete, c.table(), Int(c.id()))
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,7 @@ func (c *Client) writes(ctx context.Context) error {
 	if e.IndexUpdates > 0 {
 		t := c.table()
 		for range e.IndexUpdates {
-			if _, err := c.exec(ctx, IndexUpdate, t, c.id()); err != nil {
+			if _, err := c.exec(ctx, IndexUpdate, t, Int(c.id())); err != nil {
 				return err
 			}
 		}
@@ -188,7 +190,7 @@ func (c *Client) writes(ctx context.Context) error {
 		t := c.table()
 		for range e.NonIndexUpdates {
 			c.c = c.g.String(c.c, CTemplate)
-			if _, err := c.exec(ctx, NonIndexUpdate, t, string(c.c), c.id()); err != nil {
+			if _, err := c.exec(ctx, NonIndexUpdate, t, Str(c.c), Int(c.id())); err != nil {
 				return err
 			}
 		}
@@ -198,10 +200,10 @@ func (c *Client) writes(ctx context.Context) error {
 		for range e.DeleteInsert {
 			id, k := c.id(), c.id()
 			c.c, c.pad = c.g.String(c.c, CTemplate), c.g.String(c.pad, PadTemplate)
-			if _, err := c.exec(ctx, Delete, t, id); err != nil {
+			if _, err := c.exec(ctx, Delete, t, Int(id)); err != nil {
 				return err
 			}
-			if _, err := c.exec(ctx, Insert, t, id, k, string(c.c), string(c.pad)); err != nil {
+			if _, err := c.exec(ctx, Insert, t, Int(id), Int(k), Str(c.c), Str(c.pad)); err != nil {
 				return err
 			}
 		}

@@ -85,9 +85,14 @@ type myConn struct {
 	w     *wire.MySQL
 	stmts []*wire.MyStmt // by key; nil: sent as text
 	text  []byte
+	// vals hold a statement's arguments as wire takes them without boxing each: pointers to
+	// ints and strs
+	vals []any
+	ints [4]int64
+	strs [4][]byte
 }
 
-func (c *myConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb.Result, error) {
+func (c *myConn) Exec(ctx context.Context, s sb.Stmt, table int, args []sb.Arg) (sb.Result, error) {
 	st := c.stmts[key(s, table)]
 	if st == nil {
 		var err error
@@ -96,7 +101,21 @@ func (c *myConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb
 		}
 		return c.Text(ctx, c.text)
 	}
-	rows, affected, err := c.w.Execute(ctx, st, args)
+	if len(args) > len(c.ints) {
+		return sb.Result{}, fmt.Errorf("%s: %d arguments, at most %d", sb.SQL(s, table), len(args), len(c.ints))
+	}
+	c.vals = c.vals[:0]
+	for i, a := range args {
+		if a.Str == nil {
+			c.ints[i] = a.Int
+			c.vals = append(c.vals, &c.ints[i])
+		} else {
+			c.strs[i] = a.Str
+			c.vals = append(c.vals, &c.strs[i])
+		}
+	}
+	rows, affected, err := c.w.Execute(ctx, st, c.vals)
+	clear(c.strs[:]) // the client's bytes are not kept
 	return c.result(rows, affected, err)
 }
 
@@ -189,7 +208,7 @@ func newSQLConn(ctx context.Context, c *sql.Conn, o Options, mysql, stmts bool) 
 	return sc, nil
 }
 
-func (c *sqlConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb.Result, error) {
+func (c *sqlConn) Exec(ctx context.Context, s sb.Stmt, table int, args []sb.Arg) (sb.Result, error) {
 	st := c.stmts[key(s, table)]
 	if st == nil {
 		var err error
@@ -202,9 +221,9 @@ func (c *sqlConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (s
 		return c.Text(ctx, c.text)
 	}
 	if isSelect(s) {
-		return c.query(st.QueryContext(ctx, args...))
+		return c.query(st.QueryContext(ctx, values(args)...))
 	}
-	return c.exec(st.ExecContext(ctx, args...))
+	return c.exec(st.ExecContext(ctx, values(args)...))
 }
 
 func (c *sqlConn) query(rows *sql.Rows, err error) (sb.Result, error) {

@@ -83,17 +83,14 @@ type pgConn struct {
 }
 
 // encode writes args as text parameters.
-func (c *pgConn) encode(args []any) error {
+func (c *pgConn) encode(args []sb.Arg) {
 	c.pbuf, c.params = c.pbuf[:0], c.params[:0]
 	var ends [4]int
 	for i, a := range args {
-		switch a := a.(type) {
-		case int64:
-			c.pbuf = strconv.AppendInt(c.pbuf, a, 10)
-		case string:
-			c.pbuf = append(c.pbuf, a...)
-		default:
-			return fmt.Errorf("argument %d: unsupported type %T", i+1, a)
+		if a.Str == nil {
+			c.pbuf = strconv.AppendInt(c.pbuf, a.Int, 10)
+		} else {
+			c.pbuf = append(c.pbuf, a.Str...)
 		}
 		ends[i] = len(c.pbuf)
 	}
@@ -102,10 +99,9 @@ func (c *pgConn) encode(args []any) error {
 		c.params = append(c.params, c.pbuf[start:ends[i]:ends[i]])
 		start = ends[i]
 	}
-	return nil
 }
 
-func (c *pgConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb.Result, error) {
+func (c *pgConn) Exec(ctx context.Context, s sb.Stmt, table int, args []sb.Arg) (sb.Result, error) {
 	if !c.prepared {
 		var err error
 		if c.text, err = interpolate(c.text[:0], sb.SQL(s, table), args, false); err != nil {
@@ -117,9 +113,7 @@ func (c *pgConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb
 	if name == "" {
 		return sb.Result{}, fmt.Errorf("%s was not prepared", sb.SQL(s, table))
 	}
-	if err := c.encode(args); err != nil {
-		return sb.Result{}, err
-	}
+	c.encode(args)
 	r := sb.Result{Rows: isSelect(s)}
 	if c.w == nil {
 		res := c.pg.ExecPrepared(ctx, name, c.params, nil, nil).Read()

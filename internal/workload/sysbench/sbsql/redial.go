@@ -31,7 +31,7 @@ func redialing(ctx context.Context, connect func(ctx context.Context) (sb.Conn, 
 // connLost says an error means the connection is gone.
 func connLost(err error) bool { return driver.ErrorKind(err) == driver.KindConnLost }
 
-func (r *redialConn) Exec(ctx context.Context, s sb.Stmt, table int, args []any) (sb.Result, error) {
+func (r *redialConn) Exec(ctx context.Context, s sb.Stmt, table int, args []sb.Arg) (sb.Result, error) {
 	c, err := r.Conn()
 	if err != nil {
 		return sb.Result{}, err

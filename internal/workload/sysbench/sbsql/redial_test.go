@@ -45,7 +45,7 @@ func TestRedialAfterDroppedConnection(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			sel := func() (sb.Result, error) { return conn.Exec(ctx, sb.PointSelect, 1, []any{int64(7)}) }
+			sel := func() (sb.Result, error) { return conn.Exec(ctx, sb.PointSelect, 1, []sb.Arg{sb.Int(7)}) }
 			if _, err := sel(); err != nil {
 				t.Fatal(err)
 			}

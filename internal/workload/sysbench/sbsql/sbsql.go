@@ -80,7 +80,7 @@ func placeholders(q string) string {
 // interpolate appends q with each '?' replaced by its argument as a literal, as sysbench's
 // --db-ps-mode disable does (db_driver.c's emulation): integers in decimal, strings quoted with
 // quotes doubled (and, for MySQL, backslashes doubled).
-func interpolate(b []byte, q string, args []any, mysqlEscapes bool) ([]byte, error) {
+func interpolate(b []byte, q string, args []sb.Arg, mysqlEscapes bool) ([]byte, error) {
 	n := 0
 	for i := 0; i < len(q); i++ {
 		if q[i] != '?' {
@@ -90,28 +90,40 @@ func interpolate(b []byte, q string, args []any, mysqlEscapes bool) ([]byte, err
 		if n >= len(args) {
 			return b, fmt.Errorf("%s: %d arguments for more placeholders", q, len(args))
 		}
-		switch a := args[n].(type) {
-		case int64:
-			b = strconv.AppendInt(b, a, 10)
-		case string:
-			b = append(b, '\'')
-			for j := 0; j < len(a); j++ {
-				switch {
-				case a[j] == '\'':
-					b = append(b, '\'', '\'')
-				case a[j] == '\\' && mysqlEscapes:
-					b = append(b, '\\', '\\')
-				default:
-					b = append(b, a[j])
-				}
-			}
-			b = append(b, '\'')
-		default:
-			return b, fmt.Errorf("argument %d: unsupported type %T", n+1, a)
-		}
+		a := args[n]
 		n++
+		if a.Str == nil {
+			b = strconv.AppendInt(b, a.Int, 10)
+			continue
+		}
+		b = append(b, '\'')
+		for _, c := range a.Str {
+			switch {
+			case c == '\'':
+				b = append(b, '\'', '\'')
+			case c == '\\' && mysqlEscapes:
+				b = append(b, '\\', '\\')
+			default:
+				b = append(b, c)
+			}
+		}
+		b = append(b, '\'')
 	}
 	return b, nil
+}
+
+// values are args as database/sql takes them: int64 and string (a []byte would be a BLOB in
+// SQLite).
+func values(args []sb.Arg) []any {
+	v := make([]any, len(args))
+	for i, a := range args {
+		if a.Str == nil {
+			v[i] = a.Int
+		} else {
+			v[i] = string(a.Str)
+		}
+	}
+	return v
 }
 
 // isSelect says whether a statement returns a result set: sysbench counts it a read.
