@@ -198,3 +198,35 @@ func TestPGRealErrorsAfterCompletion(t *testing.T) {
 		}
 	})
 }
+
+// TestPGRealDiscardCounts: Discard counts a real reply's rows (large enough to arrive in
+// several reads) as NextRow reads them, and returns an error raised after some rows were sent,
+// with the connection usable after either.
+func TestPGRealDiscardCounts(t *testing.T) {
+	c, w, _ := realPG(t, true)
+	ctx := context.Background()
+	pg := c.PgConn()
+	if _, err := pg.Prepare(ctx, "dc", "SELECT repeat('x', 120) || g, 1/($1::int - g) FROM generate_series(1, 1000) g", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Release(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		div  string
+		want int64
+		code string
+	}{{"2000", 1000, ""}, {"700", 0, "22012"}, {"5000", 1000, ""}} {
+		if err := w.ExecPrepared(ctx, "dc", [][]byte{[]byte(tc.div)}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := w.Discard()
+		var pe *pgconn.PgError
+		switch {
+		case tc.code == "" && (err != nil || n != tc.want):
+			t.Errorf("divisor %s: %d rows, error %v; want %d rows", tc.div, n, err, tc.want)
+		case tc.code != "" && (!errors.As(err, &pe) || pe.Code != tc.code):
+			t.Errorf("divisor %s: %d rows, error %v; want the server's %s", tc.div, n, err, tc.code)
+		}
+	}
+}

@@ -16,7 +16,19 @@ import (
 // valid until the next read), or false at the end of the reply, with the statement's error:
 // the reply's first ErrorResponse (wrapped with the context's error when the statement was
 // canceled), a COMMIT that rolled back, or the connection's failure.
-func (w *Postgres) NextRow() ([][]byte, bool, error) {
+func (w *Postgres) NextRow() ([][]byte, bool, error) { return w.next(true) }
+
+// Discard reads the rest of the reply as NextRow does but without decoding its rows, for a
+// caller that only counts them (sysbench's ranges: 100 rows each), and returns how many came,
+// with the statement's error. Each row's length is checked, its columns are not.
+func (w *Postgres) Discard() (int64, error) {
+	w.skipped = 0
+	_, _, err := w.next(false)
+	return w.skipped, err
+}
+
+// next reads the reply up to its next row (decode) or to its end, counting the rows (!decode).
+func (w *Postgres) next(decode bool) ([][]byte, bool, error) {
 	for {
 		typ, body, err := w.message()
 		if err != nil {
@@ -24,6 +36,12 @@ func (w *Postgres) NextRow() ([][]byte, bool, error) {
 		}
 		switch typ {
 		case 'D':
+			if !decode {
+				if w.first == nil {
+					w.skipped++
+				}
+				continue
+			}
 			if err := w.row.Decode(body); err != nil {
 				return nil, false, w.fail(fmt.Errorf("pgwire: %w", err))
 			}

@@ -66,6 +66,7 @@ const canceling = 1 << 62
 type reply struct {
 	row      pgproto3.DataRow
 	affected int64           // rows the last CommandComplete reported
+	skipped  int64           // rows Discard read
 	first    *pgconn.PgError // the reply's first ErrorResponse, kept until ReadyForQuery
 	rollback bool            // a CommandComplete said ROLLBACK
 	simple   bool            // the request is a simple Query (wbuf holds it)
