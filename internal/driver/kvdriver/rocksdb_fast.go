@@ -5,7 +5,8 @@ package kvdriver
 // The hot path: each Get, Put, MultiGet and bounded scan is one cgo call into a small C function
 // here, which calls RocksDB's C API (or, for Get and MultiGet, its C++ API in rocksdb_shim.cc,
 // which needs no allocation per key) as often as the operation needs and copies the results into
-// a Go buffer. grocksdb's own calls cost more transitions: a Get is three (get_pinned, value,
+// a Go buffer (GetLen and MultiGetLen: only the values' lengths, as the read steps count them).
+// grocksdb's own calls cost more transitions: a Get is three (get_pinned, value,
 // destroy), a put through a batch four, a scan five per entry (valid, key, value, next and the
 // iterator's create and destroy), and its MultiGet is the unbatched rocksdb_multi_get with a C
 // allocation per key. docs/performance.md ("RocksDB beside db_bench") has the figures.
@@ -76,7 +77,7 @@ static dbperf_res dbperf_put(rocksdb_t* db, const rocksdb_writeoptions_t* wo, in
 // dbperf_multi_get reads n keys (back to back in keys, lengths in klens) with the batched
 // MultiGet (rocksdb_shim.cc) and copies the values found back to back into buf; vlens[i] is a
 // value's length, or (size_t)-1 when absent. rc is the keys found, -1 on error, -2 when buf is
-// too small (n is the size needed).
+// too small (n is the size needed). cap 0 asks for the lengths only.
 static dbperf_res dbperf_multi_get(rocksdb_t* db, const rocksdb_readoptions_t* ro,
 		rocksdb_column_family_handle_t* cf, int perf_off, size_t n, const char* keys,
 		const size_t* klens, char* buf, size_t cap, size_t* vlens) {
@@ -84,7 +85,7 @@ static dbperf_res dbperf_multi_get(rocksdb_t* db, const rocksdb_readoptions_t* r
 	dbperf_thread(perf_off);
 	size_t used = 0;
 	r.rc = dbperf_cpp_multi_get(db, ro, cf, n, keys, klens, buf, cap, vlens, &used, &r.err);
-	if (r.rc >= 0 && used > cap) {
+	if (r.rc >= 0 && cap > 0 && used > cap) {
 		r.n = used;
 		r.rc = -2;
 	}
@@ -284,6 +285,18 @@ func (e *rocksEngine) Get(key []byte, fn func([]byte)) (bool, error) {
 	}
 }
 
+// GetLen is Get without the value's bytes: one cgo call returns its length, and the value stays
+// pinned in RocksDB's block cache, as db_bench's readrandom leaves it (a Go engine's Get hands
+// over a view of its memory, with no copy either).
+func (e *rocksEngine) GetLen(key []byte) (int, bool, error) {
+	h := &e.fast
+	r := C.dbperf_get(h.db, h.ro, h.perfOff, cbytes(key), C.size_t(len(key)), nil, 0)
+	if r.rc < 0 {
+		return 0, false, cError(r.err)
+	}
+	return int(r.n), r.rc == 1, nil
+}
+
 // Put is one rocksdb_put: RocksDB makes the one-entry batch itself.
 func (e *rocksEngine) Put(key, value []byte) error {
 	h := &e.fast
@@ -328,6 +341,34 @@ func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, er
 		}
 		return int(r.rc), nil
 	}
+}
+
+// MultiGetLen is MultiGet without the values' bytes: lens[i] is key i's value length, or -1 when
+// it is absent (lens holds at least len(keys)).
+func (e *rocksEngine) MultiGetLen(keys [][]byte, lens []int) (int, error) {
+	if len(keys) > 64 {
+		return 0, errors.New("rocksdb: a MultiGet batch holds at most 64 keys")
+	}
+	h := &e.fast
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	s.keys = s.keys[:0]
+	var klens, vlens [64]C.size_t
+	for i, k := range keys {
+		s.keys = append(s.keys, k...)
+		klens[i] = C.size_t(len(k))
+	}
+	r := C.dbperf_multi_get(h.db, h.ro, h.cf, h.perfOff, C.size_t(len(keys)), cbytes(s.keys), &klens[0], nil, 0, &vlens[0])
+	if r.rc < 0 {
+		return 0, cError(r.err)
+	}
+	for i := range keys {
+		lens[i] = -1
+		if vlens[i] != ^C.size_t(0) {
+			lens[i] = int(vlens[i])
+		}
+	}
+	return int(r.rc), nil
 }
 
 func (e *rocksEngine) Scan(lower, upper []byte, fn func(k, v []byte) bool) error {

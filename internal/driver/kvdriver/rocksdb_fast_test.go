@@ -262,3 +262,48 @@ func BenchmarkRocksBinding(b *testing.B) {
 		}
 	})
 }
+
+// TestRocksValueLengths: GetLen and MultiGetLen say what Get and MultiGet hand over, without
+// the bytes: each value's length (an empty one too, and one beyond the pooled buffer), absent
+// keys as such, and a batch too large for the binding as an error.
+func TestRocksValueLengths(t *testing.T) {
+	eng, err := openRocksDB(t.TempDir(), Options{LSM: LSM{DBBenchDefaults: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	e := eng.(*rocksEngine)
+	sizes := map[string]int{"empty": 0, "small": 5, "block": 400, "large": 100 << 10}
+	var keys [][]byte
+	for k, n := range sizes {
+		if err := e.Put([]byte(k), bytes.Repeat([]byte{'v'}, n)); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, []byte(k))
+	}
+	keys = append(keys, []byte("absent"))
+	for _, k := range keys {
+		n, found, err := e.GetLen(k)
+		want, wantFound := sizes[string(k)]
+		if err != nil || found != wantFound || n != want {
+			t.Errorf("GetLen(%s) = %d, %v, %v; want %d, %v", k, n, found, err, want, wantFound)
+		}
+	}
+	lens := make([]int, len(keys))
+	found, err := e.MultiGetLen(keys, lens)
+	if err != nil || found != len(sizes) {
+		t.Fatalf("MultiGetLen found %d, %v; want %d", found, err, len(sizes))
+	}
+	for i, k := range keys {
+		want, ok := sizes[string(k)]
+		if !ok {
+			want = -1
+		}
+		if lens[i] != want {
+			t.Errorf("MultiGetLen: %s has length %d, want %d", k, lens[i], want)
+		}
+	}
+	if _, err := e.MultiGetLen(make([][]byte, 65), make([]int, 65)); err == nil {
+		t.Error("MultiGetLen of 65 keys: no error")
+	}
+}

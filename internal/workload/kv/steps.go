@@ -42,6 +42,7 @@ type client struct {
 	keyNum uint64
 	batch  [][]byte
 	nums   []uint64
+	lens   []int // the batch's value lengths (multiGetLen)
 	// counts
 	ops, found, bytes int64
 	puts, putBytes    int64
@@ -214,29 +215,33 @@ func (st *stepState) putOp(pick func(c *client) uint64) func(c *client) runner.D
 	}
 }
 
+// getOp reads a random key's value length (valueLen).
 func (st *stepState) getOp(c *client) runner.DoFunc {
 	op := st.op(opGet)
+	get := st.valueLen(c)
 	return runner.Single(op, func(_ context.Context, attempt int) (int64, error) {
 		if attempt == 0 {
 			st.setKey(c, st.randomKey(c))
 		}
-		found, err := st.db.Get(c.key, c.onValue)
+		n, found, err := get(c.key)
 		if err != nil {
 			return 0, err
 		}
 		c.ops++
 		if found {
 			c.found++
-			c.bytes += int64(len(c.key) + c.valueSize)
+			c.bytes += int64(len(c.key) + n)
 		}
 		return 1, nil
 	})
 }
 
 // multiGetOp reads a batch of independent random keys in one call: the batch counts
-// multiGetBatch keys and one latency sample.
+// multiGetBatch keys and one latency sample. An engine that can reads only the values' lengths
+// (valuelen.go).
 func (st *stepState) multiGetOp(c *client, mg kvdriver.MultiGetter) runner.DoFunc {
 	op := st.op(opMultiGet)
+	lr, lensOnly := mg.(lenMultiReader)
 	return runner.Single(op, func(_ context.Context, attempt int) (int64, error) {
 		if attempt == 0 {
 			if len(c.batch) != multiGetBatch {
@@ -250,7 +255,13 @@ func (st *stepState) multiGetOp(c *client, mg kvdriver.MultiGetter) runner.DoFun
 			}
 		}
 		c.valueSize = 0
-		found, err := mg.MultiGet(c.batch, c.onBatchValue)
+		var found int
+		var err error
+		if lensOnly {
+			found, err = st.multiGetLen(c, lr)
+		} else {
+			found, err = mg.MultiGet(c.batch, c.onBatchValue)
+		}
 		if err != nil {
 			return 0, err
 		}
