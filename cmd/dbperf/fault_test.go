@@ -65,31 +65,7 @@ func TestFaultScriptEndsAtLostConnection(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(dbperfBin, "run", "script", "--builtin", "select-only", "--scale", "1", "--target", f.url("fault"),
 		"--clients", "2", "--step-seconds", "20", "--out", out)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	var stdout strings.Builder
-	in, killed := false, false
-	for sc := bufio.NewScanner(pr); sc.Scan(); {
-		l := sc.Text()
-		stdout.WriteString(l + "\n")
-		if strings.HasPrefix(l, "== step run") {
-			in = true
-		} else if in && !killed && liveLine(l) {
-			if _, _, err := server.Kill(context.Background(), f.srv); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	err = cmd.Wait()
-	t.Logf("%s", stdout.String())
+	stdout, killed, err := f.killInStep(t, cmd, func(l string) bool { return strings.HasPrefix(l, "== step run") }, nil)
 	if _, serr := f.srv.Start(context.Background()); serr != nil { // for the deferred Stop
 		t.Fatal(serr)
 	}
@@ -97,7 +73,7 @@ func TestFaultScriptEndsAtLostConnection(t *testing.T) {
 		t.Fatal("step run never printed a live line")
 	}
 	want := "its connection was lost, and pgbench aborts a client whose command fails (pgbench.c:3361-3378), so the step ends"
-	if err == nil || !strings.Contains(stdout.String(), want) {
+	if err == nil || !strings.Contains(stdout, want) {
 		t.Fatalf("exit %v; want a failure saying %q", err, want)
 	}
 	if _, sum := readFaultRun(t, out, "run"); sum.Complete || !strings.Contains(sum.Error, want) || sum.Faults == nil || sum.Faults.Errors["connection_lost"] == 0 {
@@ -167,41 +143,19 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(dbperfBin, append(r.args, "--out", out)...)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	var stdout strings.Builder
 	restarted := make(chan error, 1)
-	in, killed := false, false
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		l := sc.Text()
-		stdout.WriteString(l + "\n")
-		switch {
-		case strings.HasPrefix(l, "== step "+r.step) || strings.HasPrefix(l, "== "+r.step):
-			in = true
-		case in && !killed && liveLine(l):
-			if _, _, err := server.Kill(ctx, f.srv); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-			if r.restart {
-				go func() {
-					time.Sleep(3 * time.Second)
-					_, err := f.srv.Start(ctx)
-					restarted <- err
-				}()
-			}
-		}
+	inStep := func(l string) bool {
+		return strings.HasPrefix(l, "== step "+r.step) || strings.HasPrefix(l, "== "+r.step)
 	}
-	err = cmd.Wait()
-	t.Logf("%s", stdout.String())
+	stdout, killed, err := f.killInStep(t, cmd, inStep, func() {
+		if r.restart {
+			go func() {
+				time.Sleep(3 * time.Second)
+				_, err := f.srv.Start(ctx)
+				restarted <- err
+			}()
+		}
+	})
 	if !killed {
 		t.Fatalf("step %s never printed a live line", r.step)
 	}
@@ -228,7 +182,7 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 	if meta.Settings["fault_timeout"] == nil {
 		t.Error("run.json's settings have no fault_timeout")
 	}
-	if !strings.Contains(stdout.String(), "faults: connection_lost") {
+	if !strings.Contains(stdout, "faults: connection_lost") {
 		t.Error("the step's output has no line about its faults")
 	}
 	if sr := run(t, t.TempDir(), "summary", out); !strings.Contains(sr.stdout, r.step+" faults: connection_lost") {
@@ -249,7 +203,7 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 		t.Fatalf("exit %v, want 1", err)
 	}
 	sentence := fmt.Sprintf("step %s ended after 4s without the target: ", r.step)
-	if !strings.Contains(stdout.String(), sentence) || !strings.HasPrefix(meta.Error, sentence) {
+	if !strings.Contains(stdout, sentence) || !strings.HasPrefix(meta.Error, sentence) {
 		t.Errorf("want %q in the output and run.json's error (%q)", sentence, meta.Error)
 	}
 	if !strings.HasPrefix(sum.Error, sentence) {
@@ -261,6 +215,43 @@ func (f *faultServer) run(t *testing.T, r faultRun) {
 	if first := meta.Steps[0]; !first.Complete || first.Name == r.step {
 		t.Errorf("the finished step before it: %+v, want kept complete", first)
 	}
+}
+
+// killInStep runs cmd with its stdout and stderr in one pipe and SIGKILLs f's server at the
+// first live line after a line that inStep picks out, then calls killed (if not nil). It
+// returns the output (logged), whether it killed the server, and cmd's exit.
+func (f *faultServer) killInStep(t *testing.T, cmd *exec.Cmd, inStep func(line string) bool, killed func()) (string, bool, error) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var stdout strings.Builder
+	in, kill := false, false
+	for sc := bufio.NewScanner(pr); sc.Scan(); {
+		l := sc.Text()
+		stdout.WriteString(l + "\n")
+		switch {
+		case inStep(l):
+			in = true
+		case in && !kill && liveLine(l):
+			if _, _, err := server.Kill(context.Background(), f.srv); err != nil {
+				t.Fatal(err)
+			}
+			kill = true
+			if killed != nil {
+				killed()
+			}
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("%s", stdout.String())
+	return stdout.String(), kill, err
 }
 
 // liveLine tells a row of a step's figures (its first field a number) from its headers.
