@@ -27,14 +27,7 @@ func runShards(t *testing.T, dir, target string, n int, args ...string) (archive
 // serverTargets are the CI's servers, each in a database of this test's own.
 func serverTargets(t *testing.T, db string) map[string]string {
 	out := map[string]string{}
-	for name, env := range map[string]string{"postgres": "DBPERF_TEST_POSTGRES", "mysql": "DBPERF_TEST_MYSQL"} {
-		dsn := os.Getenv(env)
-		if dsn == "" {
-			if testing.Short() {
-				continue
-			}
-			t.Fatalf("%s is not set: scripts/test.sh starts the servers (or use -short)", env)
-		}
+	for name, dsn := range testServers(t) {
 		out[name] = testtargets.WithDatabase(dsn, db)
 		// dbperf creates a missing database; two shards doing it at one instant would race.
 		testtargets.Open(t, out[name]).Close()
@@ -47,14 +40,7 @@ func serverTargets(t *testing.T, db string) map[string]string {
 // neither may fail for it (PostgreSQL's duplicate_database, or its unique pg_database index).
 func freshServerTargets(t *testing.T, db string) map[string]string {
 	out := map[string]string{}
-	for name, env := range map[string]string{"postgres": "DBPERF_TEST_POSTGRES", "mysql": "DBPERF_TEST_MYSQL"} {
-		dsn := os.Getenv(env)
-		if dsn == "" {
-			if testing.Short() {
-				continue
-			}
-			t.Fatalf("%s is not set: scripts/test.sh starts the servers (or use -short)", env)
-		}
+	for name, dsn := range testServers(t) {
 		var err error
 		switch tg := testtargets.Open(t, dsn).(type) {
 		case *sqldriver.Postgres:
@@ -68,6 +54,33 @@ func freshServerTargets(t *testing.T, db string) map[string]string {
 		out[name] = testtargets.WithDatabase(dsn, db)
 	}
 	return out
+}
+
+// testServers are the CI's servers' URLs by name. A missing one fails the test (scripts/test.sh
+// starts them); -short leaves it out.
+func testServers(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, env := range map[string]string{"postgres": "DBPERF_TEST_POSTGRES", "mysql": "DBPERF_TEST_MYSQL"} {
+		dsn := os.Getenv(env)
+		if dsn == "" {
+			if testing.Short() {
+				continue
+			}
+			t.Fatalf("%s is not set: scripts/test.sh starts the servers (or use -short)", env)
+		}
+		out[name] = dsn
+	}
+	return out
+}
+
+// postgresDatabase is the test PostgreSQL's database db, made before the shards start:
+// dbperf creates a missing database, and two shards doing it at one instant would race.
+func postgresDatabase(t *testing.T, db string) string {
+	t.Helper()
+	target := testtargets.WithDatabase(testPostgres(t), db)
+	testtargets.Open(t, target).Close()
+	return target
 }
 
 // TestShardedInsertMatchesDatabase: 2 shard processes of one Insert Benchmark run meet through
@@ -181,15 +194,7 @@ func TestShardConnectionLimit(t *testing.T) {
 // which ends its run at the next barrier (here the run's end) with one sentence naming it, not
 // at the timeout; both keep their finished steps, and the rendezvous table is removed.
 func TestShardFailureStopsEveryShard(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("-short: no PostgreSQL")
-		}
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
-	}
-	target := testtargets.WithDatabase(dsn, "dbperf_shardfail")
-	testtargets.Open(t, target).Close()
+	target := postgresDatabase(t, "dbperf_shardfail")
 	dir := t.TempDir()
 	args := func(i int) []string {
 		return []string{"run", "insert", "--target", target, "--clients", "2", "--rows", "1000", "--steps", "l.i0,qr100", "--q-seconds", "30",
@@ -237,14 +242,7 @@ func TestShardFailureStopsEveryShard(t *testing.T) {
 // mark, and the other stops at its first barrier naming it, not at the timeout; the rendezvous
 // table is removed.
 func TestShardFailsBeforeItsFirstStep(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("-short: no PostgreSQL")
-		}
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
-	}
-	target := testtargets.WithDatabase(dsn, "dbperf_shardearly")
+	target := testtargets.WithDatabase(testPostgres(t), "dbperf_shardearly")
 	dir := t.TempDir()
 	res := make([]result, 2)
 	var wg sync.WaitGroup
@@ -302,41 +300,15 @@ func TestShardFlagsRefused(t *testing.T) {
 // whole database once both are done. The merged run has exactly the whole run's loaded rows and
 // the same count of every request type (the requesters' streams are their global numbers').
 func TestShardedLinkBench(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("-short: no PostgreSQL")
-		}
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
-	}
+	dsn := testPostgres(t)
 	args := []string{"--maxid", "3001", "--requesters", "3", "--requests", "200", "--seed", "3", "--quiet"}
 	dir := t.TempDir()
 	whole := testtargets.WithDatabase(dsn, "dbperf_lbshard_whole")
 	if r := run(t, dir, append([]string{"run", "linkbench", "--target", whole, "--out", "whole"}, args...)...); r.code != 0 {
 		t.Fatalf("whole run: %s", r.stderr)
 	}
-	target := testtargets.WithDatabase(dsn, "dbperf_lbshard")
-	testtargets.Open(t, target).Close()
-	res := make([]result, 2)
-	var wg sync.WaitGroup
-	for i := range 2 {
-		a := append([]string{"run", "linkbench", "--target", target, "--out", fmt.Sprintf("s%d", i), "--shard", fmt.Sprintf("%d/2", i), "--rendezvous-timeout", "2m"}, args...)
-		wg.Go(func() { res[i] = run(t, dir, a...) })
-	}
-	wg.Wait()
-	for i, r := range res {
-		if r.code != 0 {
-			t.Fatalf("shard %d: %s %s", i, r.stdout, r.stderr)
-		}
-	}
-	if r := run(t, dir, "merge", "s0", "s1", "--out", "merged"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	meta, ms := runWorkloadShards(t, dir, "linkbench", postgresDatabase(t, "dbperf_lbshard"), 2, args...)
 	_, ws, _ := archive.Read(filepath.Join(dir, "whole"))
-	meta, ms, err := archive.Read(filepath.Join(dir, "merged"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if meta.Shards[1].Work["requesters"] != [2]int64{2, 3} || !ms[0].Verified || !ms[1].Verified {
 		t.Fatalf("shards %+v; verified %v %v", meta.Shards, ms[0].Verified, ms[1].Verified)
 	}

@@ -2,17 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/archive"
-	"github.com/dbperf/dbperf/internal/testtargets"
 )
 
 // TestSysbenchCommand: run sysbench prepares and runs a test into a run directory that summary
@@ -131,36 +128,9 @@ func TestSearchSysbench(t *testing.T) {
 // every table's rows loaded, all 300 events and their queries added up, and shard 0's checks of
 // the whole tables passed.
 func TestShardedSysbench(t *testing.T) {
-	dsn := os.Getenv("DBPERF_TEST_POSTGRES")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("-short: no PostgreSQL")
-		}
-		t.Fatal("DBPERF_TEST_POSTGRES is not set: scripts/test.sh starts the server (or use -short)")
-	}
-	dir := t.TempDir()
-	target := testtargets.WithDatabase(dsn, "dbperf_sbshard")
-	testtargets.Open(t, target).Close()
-	res := make([]result, 2)
-	var wg sync.WaitGroup
-	for i := range 2 {
-		a := []string{"run", "sysbench", "read_write", "--target", target, "--tables", "3", "--table-size", "500", "--threads", "3",
-			"--events", "300", "--time", "0", "--seed", "3", "--quiet", "--out", fmt.Sprintf("s%d", i), "--shard", fmt.Sprintf("%d/2", i), "--rendezvous-timeout", "2m"}
-		wg.Go(func() { res[i] = run(t, dir, a...) })
-	}
-	wg.Wait()
-	for i, r := range res {
-		if r.code != 0 {
-			t.Fatalf("shard %d: %s %s", i, r.stdout, r.stderr)
-		}
-	}
-	if r := run(t, dir, "merge", "s0", "s1", "--out", "merged"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	meta, steps, err := archive.Read(filepath.Join(dir, "merged"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := postgresDatabase(t, "dbperf_sbshard") // shard_test.go
+	meta, steps := runWorkloadShards(t, t.TempDir(), "sysbench", target, 2, "read_write", "--tables", "3", "--table-size", "500",
+		"--threads", "3", "--events", "300", "--time", "0", "--seed", "3")
 	if a, b := meta.Shards[0].Work["threads"], meta.Shards[1].Work["threads"]; a[0] != 0 || a[1] != b[0] || b[1] != 3 {
 		t.Errorf("the shards' threads %v and %v do not cover [0, 3)", a, b)
 	}
