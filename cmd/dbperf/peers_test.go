@@ -36,13 +36,7 @@ func TestRepeatYCSB(t *testing.T) {
 	if r := run(t, dir, "run", "ycsb", "--repeat", "2", "--workload", "b", "--records", "300", "--operations", "600", "--threads", "2", "--quiet", "--out", "g"); r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var sum struct {
-		Rows []struct {
-			Figure string  `json:"figure"`
-			N      int     `json:"n"`
-			Median float64 `json:"median"`
-		} `json:"rows"`
-	}
+	var sum groupSummary
 	s := run(t, dir, "summary", "--format", "json", "g")
 	if err := json.Unmarshal([]byte(s.stdout), &sum); s.code != 0 || err != nil || len(sum.Rows) == 0 {
 		t.Fatalf("summary --format json of the group: exit %d, %v\n%s%s", s.code, err, s.stdout, s.stderr)

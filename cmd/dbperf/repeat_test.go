@@ -8,6 +8,15 @@ import (
 	"testing"
 )
 
+// groupSummary is what the tests read of summary --format json of run groups.
+type groupSummary struct {
+	Rows []struct {
+		Figure string  `json:"figure"`
+		N      int     `json:"n"`
+		Median float64 `json:"median"`
+	} `json:"rows"`
+}
+
 // TestRepeatReports: every reading command takes run groups. summary --format json and compare
 // --format json of groups carry numbers; compare's text ends with the legend of "~", p and q;
 // summary --explain and report accept a group (both said "not a dbperf run directory").
@@ -18,13 +27,7 @@ func TestRepeatReports(t *testing.T) {
 			t.Fatalf("repeat into %s: exit %d\n%s", g, r.code, r.stderr)
 		}
 	}
-	var sum struct {
-		Rows []struct {
-			Figure string  `json:"figure"`
-			N      int     `json:"n"`
-			Median float64 `json:"median"`
-		} `json:"rows"`
-	}
+	var sum groupSummary
 	s := run(t, dir, "summary", "--format", "json", "a")
 	if err := json.Unmarshal([]byte(s.stdout), &sum); s.code != 0 || err != nil || len(sum.Rows) == 0 || sum.Rows[0].N != 2 || sum.Rows[0].Median <= 0 {
 		t.Errorf("summary --format json of a group: exit %d, %v\n%s%s", s.code, err, s.stdout, s.stderr)
