@@ -59,7 +59,8 @@ type Step struct {
 	Duration time.Duration
 	// LockOSThreads keeps each worker on one OS thread for the step (runtime.LockOSThread), for
 	// a library called through cgo: between calls the Go scheduler would otherwise hand a
-	// worker from thread to thread (docs/performance.md, "One OS thread per worker").
+	// worker from thread to thread (docs/performance.md, "One OS thread per worker"). Such a
+	// worker also yields to Go's scheduler between operations every cgoYield.
 	LockOSThreads bool
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
@@ -196,7 +197,7 @@ func (r *run) startWorkers(ctx context.Context, cancel context.CancelCauseFunc) 
 			if r.s.Warmup > 0 {
 				t.afterWarmup, t.warmOver = &r.lags[len(r.workers)+i], &r.warmOver
 			}
-			if err := runWorker(ctx, w, r.recorders[i], t, r.s.Retries, r.s.Classify, r.faults); err != nil {
+			if err := runWorker(ctx, w, r.recorders[i], t, r.s.Retries, r.s.Classify, r.faults, r.s.LockOSThreads); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}()
@@ -332,11 +333,20 @@ func (r *run) result(ctx context.Context) Result {
 	return res
 }
 
-// runWorker is one worker's loop: wait for the schedule, do, record. A failed operation is
-// retried up to retries times; one that lost its connection is retried after a new one, without
-// limit but within the fault timeout (faults.go).
-func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string, faults *faultLog) error {
+// cgoYield is how often a worker locked to its OS thread yields between operations. Go's sysmon
+// takes the P of a goroutine that sits in a cgo call and has not been rescheduled for 10 ms
+// (runtime/proc.go, retake), then polls every 20 µs for a millisecond; a worker making short
+// calls back to back is never rescheduled, and on two CPUs the polling preempts it thousands of
+// times a second. docs/performance.md ("The binding's cost, measured in one process").
+const cgoYield = 2 * time.Millisecond
+
+// runWorker is one worker's loop: wait for the schedule, do, record, and with yield, every
+// cgoYield, runtime.Gosched after a record (outside any operation's time). A failed operation
+// is retried up to retries times; one that lost its connection is retried after a new one,
+// without limit but within the fault timeout (faults.go).
+func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, retries int, classify func(error) string, faults *faultLog, yield bool) error {
 	since := t.Start // when the worker's connection was made: before the step
+	yielded := time.Now()
 	for {
 		if t.warmOver != nil && t.warmOver.Load() {
 			t.Lag, t.warmOver = t.afterWarmup, nil
@@ -392,6 +402,10 @@ func runWorker(ctx context.Context, w *Worker, rec *measure.Recorder, t Tick, re
 			rec.RecordService(op, end.Sub(sent))
 		}
 		t.N++
+		if yield && end.Sub(yielded) >= cgoYield {
+			runtime.Gosched()
+			yielded = end
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
@@ -24,7 +25,8 @@ import (
 // one loaded database (1M keys of 20+400 bytes, byrx: the cache twice the data), in one process,
 // it alternates db_bench's read loop in C++ (kvdriver.NativeReads: RocksDB alone), the same
 // reads through the binding from a bare Go loop as the workload reads (each value's length:
-// GetLen, MultiGetLen), the same with each value copied into Go (Get, MultiGet), and the step
+// GetLen, MultiGetLen), the same with each value copied into Go (Get, MultiGet), the same as
+// the first with a yield to Go's scheduler every 1,000 keys, and the step
 // through dbperf's runner (workload, clock reads, histograms); then db_bench itself on the same
 // files when it is on the PATH (its second pass, on a warm cache). Two threads, each locked to
 // its OS thread, GOMAXPROCS one per CPU and one per thread, as `dbperf run kv` sets them for
@@ -38,6 +40,10 @@ const (
 	nativeThreads = 2
 	nativeReads   = 2_000_000 // keys per variant and round
 	nativeRounds  = 5
+	// nativeYield is how many keys the yield variant reads between yields: a few ms, under the
+	// 10 ms after which Go's sysmon takes the P of a goroutine in a cgo call that it has not
+	// seen rescheduled (runtime/proc.go, retake).
+	nativeYield = 1000
 )
 
 func BenchmarkRocksNative(b *testing.B) {
@@ -55,15 +61,16 @@ type nativeRun struct{ rate, cpu float64 }
 
 // compareNative runs the rounds of one step and reports the medians and ratios.
 func compareNative(b *testing.B, dir string, cfg Config, step string) {
-	names := []string{"native", "binding", "copy", "dbperf"}
+	names := []string{"native", "binding", "copy", "yield", "dbperf"}
 	runs := map[string][]nativeRun{}
 	dbBench, _ := exec.LookPath("db_bench")
 	for round := range nativeRounds {
 		db := openNative(b, dir, cfg, step)
 		do := map[string]func() float64{
 			"native":  func() float64 { return nativeLoop(b, db, step, uint64(round)) },
-			"binding": func() float64 { return bindingLoop(b, db, cfg, step, uint64(round), false) },
-			"copy":    func() float64 { return bindingLoop(b, db, cfg, step, uint64(round), true) },
+			"binding": func() float64 { return bindingLoop(b, db, cfg, step, uint64(round), false, 0) },
+			"copy":    func() float64 { return bindingLoop(b, db, cfg, step, uint64(round), true, 0) },
+			"yield":   func() float64 { return bindingLoop(b, db, cfg, step, uint64(round), false, nativeYield) },
 			"dbperf":  func() float64 { return runnerLoop(b, db, cfg, step) },
 		}
 		for i := range names { // a round's first variant rotates
@@ -101,6 +108,7 @@ func compareNative(b *testing.B, dir string, cfg Config, step string) {
 	}
 	ratio("binding", "native")
 	ratio("copy", "native")
+	ratio("yield", "binding")
 	ratio("dbperf", "native")
 	ratio("native", "db_bench")
 	ratio("dbperf", "db_bench")
@@ -201,8 +209,9 @@ func nativeLoop(b *testing.B, db *kvdriver.DB, step string, round uint64) float6
 
 // bindingLoop is the same reads through the binding, from a bare Go loop: uniform keys from a
 // Go random stream, the values' lengths as the workload reads them (GetLen, MultiGetLen), or,
-// with copyValues, the values copied into Go (Get, MultiGet).
-func bindingLoop(b *testing.B, db *kvdriver.DB, cfg Config, step string, round uint64, copyValues bool) float64 {
+// with copyValues, the values copied into Go (Get, MultiGet); with yieldEvery > 0, a
+// runtime.Gosched every yieldEvery keys.
+func bindingLoop(b *testing.B, db *kvdriver.DB, cfg Config, step string, round uint64, copyValues bool, yieldEvery int) float64 {
 	eng := db.Engine.(interface {
 		kvdriver.MultiGetter
 		lenReader
@@ -216,7 +225,11 @@ func bindingLoop(b *testing.B, db *kvdriver.DB, cfg Config, step string, round u
 		batch, lens := make([][]byte, multiGetBatch), make([]int, multiGetBatch)
 		var key []byte
 		var err error
-		for i := 0; i < nativeReads/nativeThreads && err == nil; {
+		for i, next := 0, yieldEvery; i < nativeReads/nativeThreads && err == nil; {
+			if yieldEvery > 0 && i >= next {
+				runtime.Gosched()
+				next += yieldEvery
+			}
 			if step == MultiReadRandom {
 				for j := range batch {
 					batch[j] = appendKey(batch[j][:0], rng.Uint64N(nativeKeys), cfg.KeySize)
@@ -301,4 +314,36 @@ func runDBBench(b *testing.B, path, dir string, cfg Config, step string, round i
 		b.Fatalf("no %s ops/sec line in db_bench's output:\n%s", step, out)
 	}
 	return rate
+}
+
+// rocksVariant is the variant BenchmarkRocksVariant runs, for a profiler attached to it.
+var rocksVariant = flag.String("rocks.variant", "binding", "BenchmarkRocksVariant's variant: native or binding")
+
+// BenchmarkRocksVariant loads the database as BenchmarkRocksNative does and runs one variant's
+// readrandom alone, 4 rounds of 4M keys (each round's rate logged), so that perf can sample it:
+//
+//	go test -c -tags rocksdb -o kv.test ./internal/workload/kv
+//	./kv.test -test.run '^$' -test.bench RocksVariant -test.benchtime 1x -rocks.variant native &
+//	sleep 25; perf record -F 1999 -p $! -o native.data -- sleep 20   # the same with binding
+func BenchmarkRocksVariant(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Keys, cfg.Threads, cfg.Seed = nativeKeys, nativeThreads, 1
+	dir := loadNative(b, cfg)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + nativeThreads))
+	db := openNative(b, dir, cfg, ReadRandom)
+	defer db.Close()
+	for round := range uint64(4) {
+		var rate float64
+		for range 2 {
+			switch *rocksVariant {
+			case "native":
+				rate += nativeLoop(b, db, ReadRandom, round) / 2
+			case "binding":
+				rate += bindingLoop(b, db, cfg, ReadRandom, round, false, 0) / 2
+			default:
+				b.Fatalf("-rocks.variant %q: give native or binding", *rocksVariant)
+			}
+		}
+		b.Logf("%s: %.0f keys/s", *rocksVariant, rate)
+	}
 }
