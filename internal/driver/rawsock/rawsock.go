@@ -6,11 +6,11 @@
 // the same system calls with RawSyscall inside syscall.RawConn: the socket is non-blocking, so
 // each returns at once, and when it would block (EAGAIN) RawConn waits on Go's network poller as
 // net.Conn does, deadlines included (figures: docs/performance.md, "The lean client paths").
-// Waiting in the kernel instead, as C clients do, was measured and saves nothing here: a poll
-// on this socket also wakes the runtime's poller thread at every reply (the socket stays
-// registered there), and a blocking read on a descriptor of its own makes libpq's system calls
-// but sleeps more often. Waiting without the read first saves one cheap call but could miss
-// bytes that came before the request (docs/performance.md, "Lean socket reads").
+// KernelConn (kernel.go, --client-path kernel, the default) makes the same calls on a socket
+// taken out of the poller and waits for replies in the kernel, as C clients do: on an idle
+// machine that doubles a closed-loop client's rate (docs/performance.md, "Waiting in the
+// kernel"). Waiting without the read first saves one cheap call but could miss bytes that came
+// before the request (docs/performance.md, "Lean socket reads").
 // The race detector does not see these reads and writes (system calls, not instrumented memory
 // accesses): the lean paths' protocol tests also run through net.Conn, where it does.
 //
@@ -179,7 +179,7 @@ type Conn struct {
 }
 
 // Wrap returns c with raw reads and writes, or c itself when it has no file descriptor. The
-// targets wrap their connections only under --client-path raw.
+// targets wrap their connections only under --client-path raw (kernel: Detach).
 func Wrap(c net.Conn) net.Conn {
 	switch c.(type) {
 	case *net.TCPConn, *net.UnixConn:
