@@ -364,8 +364,8 @@ var clientProcs = "auto"
 
 // clientPathFlag is --client-path as given; clientPath, parsed, goes into every target's spec.
 var (
-	clientPathFlag = "raw"
-	clientPath     = driver.ClientRaw
+	clientPathFlag = "kernel"
+	clientPath     = driver.ClientKernel
 )
 
 // newMonitor is the run's monitor of t, with the global options that shape it.
@@ -404,20 +404,28 @@ var cgoEngines = map[string]bool{"rocksdb": true}
 // lockThreads keeps each step's workers on their own OS threads for an embedded engine called
 // through cgo (Session.LockOSThreads), and says so in run.json's settings.
 func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings map[string]any) {
-	if s.LockOSThreads = mon.Embedded() && cgoEngines[kind]; s.LockOSThreads {
+	switch {
+	case mon.Embedded() && cgoEngines[kind]:
 		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): the engine is called through cgo"
+	case !mon.Embedded() && clientPath == driver.ClientKernel:
+		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): each waits for its replies in the kernel"
+	default:
+		return
 	}
+	s.LockOSThreads = true
 }
 
 // sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when
-// --client-procs is auto: against a server, from one processor up as the client's CPU use
-// demands; for an engine called through cgo, the processors Go chose plus one per caller of
-// each step (s.StepProcs); other embedded engines keep Go's choice. stop gives GOMAXPROCS back.
+// --client-procs is auto: for an engine called through cgo or a server whose clients wait in
+// the kernel (--client-path kernel), the processors Go chose plus one per caller of each step
+// (s.StepProcs), since each caller may hold one while it waits; against a server otherwise,
+// from one processor up as the client's CPU use demands; other embedded engines keep Go's
+// choice. stop gives GOMAXPROCS back.
 func sizeClientProcs(mon *monitor.Monitor, kind string, s *session.Session) (stop func()) {
 	switch {
 	case clientProcs != "auto":
 		return func() {}
-	case mon.Embedded() && cgoEngines[kind]:
+	case mon.Embedded() && cgoEngines[kind], !mon.Embedded() && clientPath == driver.ClientKernel:
 		s.StepProcs = clientprocs.ForCallers
 		mon.Procs = func() int { return runtime.GOMAXPROCS(0) }
 		return func() {}

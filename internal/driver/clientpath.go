@@ -8,8 +8,11 @@ import "fmt"
 type ClientPath string
 
 const (
-	// ClientRaw writes the hot statements on the driver's own socket with raw system calls
-	// (driver/wire, driver/rawsock): the default, a C client's cost per statement.
+	// ClientKernel writes the hot statements on the driver's own socket with raw system calls
+	// (driver/wire, driver/rawsock) and waits for each reply in the kernel, on a socket taken
+	// out of Go's network poller (rawsock.KernelConn): the default, a C client's way to wait.
+	ClientKernel ClientPath = "kernel"
+	// ClientRaw is the same raw calls, waiting for replies on Go's network poller.
 	ClientRaw ClientPath = "raw"
 	// ClientNetConn is the same lean statements through the socket's net.Conn (Go's scheduler
 	// enters and leaves a system call each time).
@@ -19,7 +22,7 @@ const (
 )
 
 // ClientPaths are the accepted values, in the order help lists them.
-var ClientPaths = []ClientPath{ClientRaw, ClientNetConn, ClientDriver}
+var ClientPaths = []ClientPath{ClientKernel, ClientRaw, ClientNetConn, ClientDriver}
 
 // ParseClientPath reads --client-path.
 func ParseClientPath(s string) (ClientPath, error) {
@@ -28,7 +31,7 @@ func ParseClientPath(s string) (ClientPath, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("--client-path must be raw, netconn or driver (got %q)", s)
+	return "", fmt.Errorf("--client-path must be kernel, raw, netconn or driver (got %q)", s)
 }
 
 // Lean tells whether the hot statements bypass the driver.

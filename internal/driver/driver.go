@@ -21,14 +21,14 @@ type Spec struct {
 	// Stall, if set, blocks the target's every operation during its windows (stall+KIND...).
 	Stall *Stall
 	// Client is how a server target's hot statements reach it (--client-path); empty is
-	// ClientRaw.
+	// ClientKernel.
 	Client ClientPath
 }
 
-// ClientPath is s.Client, ClientRaw if unset.
+// ClientPath is s.Client, ClientKernel if unset.
 func (s Spec) ClientPath() ClientPath {
 	if s.Client == "" {
-		return ClientRaw
+		return ClientKernel
 	}
 	return s.Client
 }

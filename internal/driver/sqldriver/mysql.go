@@ -118,7 +118,7 @@ func openMySQL(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, err
 	}
 	m := &MySQL{spec: s, cfg: cfg, engine: engine, path: s.ClientPath()}
-	m.socks.raw = m.path == driver.ClientRaw
+	m.socks.path = m.path
 	m.socks.kill = m.killQuery
 	cfg.DialFunc = m.socks.dial
 	if m.db, err = m.openDB(cfg); err != nil {

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/dbperf/dbperf/internal/driver/rawsock"
+	"github.com/dbperf/dbperf/internal/driver"
 )
 
 // MySQLSocket is a connection's own socket and what its handshake negotiated, for a client that
@@ -44,8 +44,8 @@ const (
 
 // mysqlSockets are a target's open connections by server connection id.
 type mysqlSockets struct {
-	raw  bool            // wrap the connections in rawsock's raw system calls (--client-path raw)
-	kill func(id uint32) // KILL QUERY id on another connection
+	path driver.ClientPath // the connections' socket calls (onPath); empty: as dialed
+	kill func(id uint32)   // KILL QUERY id on another connection
 	mu   sync.Mutex
 	by   map[uint32]*sniffConn
 }
@@ -57,8 +57,8 @@ func (s *mysqlSockets) dial(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	if s.raw {
-		c = rawsock.Wrap(c)
+	if c, err = onPath(c, s.path); err != nil {
+		return nil, err
 	}
 	return &sniffConn{Conn: c, socks: s}, nil
 }

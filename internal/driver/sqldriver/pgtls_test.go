@@ -28,7 +28,7 @@ func TestPostgresTLSFallsBackToPgx(t *testing.T) {
 	}{
 		{true, "prefer", driver.ClientDriver},
 		{true, "require", driver.ClientDriver},
-		{false, "disable", driver.ClientRaw},
+		{false, "disable", driver.ClientKernel},
 	} {
 		addr := fakeTLSPostgres(t, tc.tls)
 		spec, err := driver.Parse("postgres://u@" + addr + "/db?sslmode=" + tc.mode)

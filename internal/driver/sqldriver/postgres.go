@@ -49,16 +49,17 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	}
 	cfg.RuntimeParams["application_name"] = "dbperf"
 	if path := s.ClientPath(); path.Lean() {
-		// Raw system calls on pgx's sockets (rawsock) under --client-path raw; either lean path
-		// gives pgx back the messages it read that pgx keeps state from (rawsock.Unreader).
+		// Raw system calls on pgx's sockets (rawsock) under --client-path kernel and raw; every
+		// lean path gives pgx back the messages it read that pgx keeps state from
+		// (rawsock.Unreader).
 		dial := cfg.DialFunc
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
-			if path == driver.ClientRaw {
-				c = rawsock.Wrap(c)
+			if c, err = onPath(c, path); err != nil {
+				return nil, err
 			}
 			return rawsock.NewUnreader(c), nil
 		}
