@@ -35,6 +35,9 @@ type Calls struct {
 	nw, nr         int
 	errno          syscall.Errno
 	wrote, partial bool
+	// waitFirst: after a request, wait for the reply before reading. Only where the wait is
+	// level-triggered (KernelConn's ppoll): bytes already there end it at once.
+	waitFirst bool
 
 	read, write, exchange func(fd uintptr) bool
 }
@@ -42,6 +45,7 @@ type Calls struct {
 // NewCalls returns the calls for raw's socket.
 func NewCalls(raw syscall.RawConn) *Calls {
 	c := &Calls{raw: raw}
+	_, c.waitFirst = raw.(kernelRaw)
 	c.read, c.write, c.exchange = c.readFD, c.writeFD, c.exchangeFD
 	return c
 }
@@ -161,6 +165,9 @@ func (c *Calls) exchangeFD(fd uintptr) bool {
 			c.partial = c.nw < len(c.w)
 			if c.partial {
 				return true
+			}
+			if c.waitFirst {
+				return false // a reply takes longer than a read that finds nothing: wait first
 			}
 			break // all written: read what is there, and wait only if nothing is
 		}
