@@ -402,11 +402,13 @@ func recordRunOptions(t driver.Target, settings map[string]any) {
 var cgoEngines = map[string]bool{"rocksdb": true}
 
 // lockThreads keeps each step's workers on their own OS threads for an embedded engine called
-// through cgo (Session.LockOSThreads), and says so in run.json's settings.
+// through cgo, yielding now and then, or for a server's clients that wait in the kernel
+// (Session.LockOSThreads, CgoYield), and says so in run.json's settings.
 func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings map[string]any) {
 	switch {
 	case mon.Embedded() && cgoEngines[kind]:
 		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): the engine is called through cgo"
+		s.CgoYield = true
 	case !mon.Embedded() && clientPath == driver.ClientKernel:
 		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): each waits for its replies in the kernel"
 	default:

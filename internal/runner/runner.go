@@ -58,10 +58,15 @@ type Step struct {
 	// no new one; a worker with a limit (ClosedLoop{Limit}) runs to it, unless Timed.
 	Duration time.Duration
 	// LockOSThreads keeps each worker on one OS thread for the step (runtime.LockOSThread), for
-	// a library called through cgo: between calls the Go scheduler would otherwise hand a
-	// worker from thread to thread (docs/performance.md, "One OS thread per worker"). Such a
-	// worker also yields to Go's scheduler between operations every cgoYield.
+	// a library called through cgo or a client that waits in the kernel: between calls the Go
+	// scheduler would otherwise hand a worker from thread to thread (docs/performance.md, "One
+	// OS thread per worker").
 	LockOSThreads bool
+	// CgoYield makes a worker locked to its thread yield to Go's scheduler between operations
+	// every cgoYield: for a library called through cgo, whose calls sysmon would otherwise
+	// retake. A client waiting in the kernel does not: a yield there costs a handoff between
+	// threads, 0.6x the point selects a second (docs/performance.md, "Waiting in the kernel").
+	CgoYield bool
 	// Begin, if set, is called with the step's start instant before any worker starts.
 	Begin func(start time.Time)
 	// Warmup, if set, runs the workers that long before the measured part, on the same
@@ -197,7 +202,7 @@ func (r *run) startWorkers(ctx context.Context, cancel context.CancelCauseFunc) 
 			if r.s.Warmup > 0 {
 				t.afterWarmup, t.warmOver = &r.lags[len(r.workers)+i], &r.warmOver
 			}
-			if err := runWorker(ctx, w, r.recorders[i], t, r.s.Retries, r.s.Classify, r.faults, r.s.LockOSThreads); err != nil {
+			if err := runWorker(ctx, w, r.recorders[i], t, r.s.Retries, r.s.Classify, r.faults, r.s.LockOSThreads && r.s.CgoYield); err != nil {
 				cancel(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}()

@@ -40,8 +40,9 @@ type Session struct {
 	// pools' workers) and returns what undoes it (clientprocs.ForCallers).
 	StepProcs func(callers int) (undo func())
 	// LockOSThreads keeps every step's workers each on one OS thread (runner.Step.LockOSThreads),
-	// for an engine called through cgo.
-	LockOSThreads bool
+	// for an engine called through cgo or clients that wait in the kernel; CgoYield, for the
+	// first, makes them yield now and then (runner.Step.CgoYield).
+	LockOSThreads, CgoYield bool
 
 	done []stepLine // the steps run so far, for the closing summary
 }

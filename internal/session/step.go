@@ -53,6 +53,7 @@ func (s *Session) step(ctx context.Context, step, name string) (archive.Step, er
 		defer s.StepProcs(callers(plan.Step))()
 	}
 	plan.Step.LockOSThreads = plan.Step.LockOSThreads || s.LockOSThreads
+	plan.Step.CgoYield = plan.Step.CgoYield || s.CgoYield
 	r := &stepRun{s: s, ctx: ctx, step: step, name: name, plan: plan, status: -1}
 	if err := r.start(); err != nil {
 		plan.Close()
