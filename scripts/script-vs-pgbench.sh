@@ -28,7 +28,7 @@
 #   SVP_ROUNDS   rounds (default 3)
 #   SVP_MODE     query mode of both, pgbench's -M (default prepared)
 #   SVP_SCRIPTS  built-ins to compare (default "tpcb-like select-only")
-#   SVP_CLIENT_PATH  dbperf's --client-path: raw (default), netconn or driver
+#   SVP_CLIENT_PATH  dbperf's --client-path: kernel (default), raw, netconn or driver
 #   SVP_DBPERF   the dbperf binary (default: built into $SVP_DIR)
 #   SVP_DIR      work directory (default /tmp/script-vs-pgbench)
 #   SVP_PERF     1: count context switches and system calls (needs perf with access to the
@@ -43,7 +43,7 @@ secs=${SVP_SECONDS:-20}
 rounds=${SVP_ROUNDS:-3}
 mode=${SVP_MODE:-prepared}
 scripts=${SVP_SCRIPTS:-tpcb-like select-only}
-client_path=${SVP_CLIENT_PATH:-raw}
+client_path=${SVP_CLIENT_PATH:-kernel}
 dir=${SVP_DIR:-/tmp/script-vs-pgbench}
 perf=${SVP_PERF:-0}
 mkdir -p "$dir"
