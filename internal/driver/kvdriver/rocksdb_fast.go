@@ -306,6 +306,15 @@ func (e *rocksEngine) Put(key, value []byte) error {
 	return nil
 }
 
+// packKeys puts keys end to end in s.keys, their lengths in klens, for one MultiGet call.
+func (s *scratch) packKeys(keys [][]byte, klens *[64]C.size_t) {
+	s.keys = s.keys[:0]
+	for i, k := range keys {
+		s.keys = append(s.keys, k...)
+		klens[i] = C.size_t(len(k))
+	}
+}
+
 // MultiGet is RocksDB's batched MultiGet (db_bench --multiread_batched) in one cgo call.
 func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, error) {
 	if len(keys) > 64 {
@@ -314,12 +323,8 @@ func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, er
 	h := &e.fast
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	s.keys = s.keys[:0]
 	var klens, vlens [64]C.size_t
-	for i, k := range keys {
-		s.keys = append(s.keys, k...)
-		klens[i] = C.size_t(len(k))
-	}
+	s.packKeys(keys, &klens)
 	for {
 		r := C.dbperf_multi_get(h.db, h.ro, h.cf, h.perfOff, C.size_t(len(keys)), cbytes(s.keys), &klens[0],
 			cbytes(s.buf), C.size_t(len(s.buf)), &vlens[0])
@@ -352,12 +357,8 @@ func (e *rocksEngine) MultiGetLen(keys [][]byte, lens []int) (int, error) {
 	h := &e.fast
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	s.keys = s.keys[:0]
 	var klens, vlens [64]C.size_t
-	for i, k := range keys {
-		s.keys = append(s.keys, k...)
-		klens[i] = C.size_t(len(k))
-	}
+	s.packKeys(keys, &klens)
 	r := C.dbperf_multi_get(h.db, h.ro, h.cf, h.perfOff, C.size_t(len(keys)), cbytes(s.keys), &klens[0], nil, 0, &vlens[0])
 	if r.rc < 0 {
 		return 0, cError(r.err)

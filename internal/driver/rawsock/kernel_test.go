@@ -13,7 +13,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -25,28 +24,7 @@ import (
 // (KernelConn) and the plain server end.
 func kernelPair(t *testing.T, network string) (*KernelConn, net.Conn) {
 	t.Helper()
-	addr := "127.0.0.1:0"
-	if network == "unix" {
-		addr = filepath.Join(t.TempDir(), "s")
-	}
-	l, err := net.Listen(network, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := l.Accept()
-		accepted <- c
-	}()
-	c, err := net.Dial(network, l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := <-accepted
-	if s == nil {
-		t.Fatal("accept failed")
-	}
+	c, s := dialPair(t, network)
 	d, err := Detach(c)
 	if err != nil {
 		t.Fatal(err)

@@ -7,14 +7,27 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
 
 // pair is a loopback TCP connection: the wrapped client end and the plain server end.
 func pair(t *testing.T) (net.Conn, net.Conn) {
+	c, s := dialPair(t, "tcp")
+	w := Wrap(c)
+	t.Cleanup(func() { w.Close(); s.Close() })
+	return w, s
+}
+
+// dialPair is a connection over network ("tcp" or "unix"): the dialed end and the accepted one.
+func dialPair(t *testing.T, network string) (net.Conn, net.Conn) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if network == "unix" {
+		addr = filepath.Join(t.TempDir(), "s")
+	}
+	l, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +37,7 @@ func pair(t *testing.T) (net.Conn, net.Conn) {
 		c, _ := l.Accept()
 		accepted <- c
 	}()
-	c, err := net.Dial("tcp", l.Addr().String())
+	c, err := net.Dial(network, l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +45,7 @@ func pair(t *testing.T) (net.Conn, net.Conn) {
 	if s == nil {
 		t.Fatal("accept failed")
 	}
-	w := Wrap(c)
-	t.Cleanup(func() { w.Close(); s.Close() })
-	return w, s
+	return c, s
 }
 
 func TestConnReadWrite(t *testing.T) {
