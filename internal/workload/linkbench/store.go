@@ -73,17 +73,8 @@ func graphSize(ctx context.Context, s Store) (links, nodes, maxNode int64, err e
 	return links, nodes, maxNode, err
 }
 
-// linkCount and nodeCount are graphSize's halves, each scanning only its own table where the
-// store has no Sizer.
-func linkCount(ctx context.Context, s Store) (n int64, err error) {
-	if sz, ok := s.(Sizer); ok {
-		n, _, _, err = sz.Size(ctx)
-		return n, err
-	}
-	err = s.ScanLinks(ctx, func(Link) error { n++; return nil })
-	return n, err
-}
-
+// nodeCount is graphSize's nodes, scanning only nodetable where the store has no Sizer (the
+// load's check).
 func nodeCount(ctx context.Context, s Store) (n int64, err error) {
 	if sz, ok := s.(Sizer); ok {
 		_, n, _, err = sz.Size(ctx)

@@ -49,6 +49,11 @@ func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
 		if rows != countRows {
 			p.add("counttable holds %d rows, the degrees give %d", rows, countRows)
 		}
+		nodes, err := nodeCount(ctx, b.store)
+		if err != nil {
+			return nil, err
+		}
+		b.checkNodes(&p, nodes)
 	case StepRequest:
 		if err := b.checkTouched(ctx, &p); err != nil {
 			return nil, err
@@ -57,25 +62,26 @@ func (b *Bench) Verify(ctx context.Context, step string) ([]string, error) {
 			if _, _, err := b.checkCounts(ctx, &p); err != nil {
 				return nil, err
 			}
-			links, err := linkCount(ctx, b.store)
+			links, nodes, _, err := graphSize(ctx, b.store)
 			if err != nil {
 				return nil, err
 			}
-			if (links < b.links || links > b.links+b.doubtLinks) && !b.cfg.sharded() { // a shard knows only its own inserts
-				p.add("linktable holds %d links, the load and the requests' inserts give %d%s", links, b.links, doubt(b.doubtLinks, "more"))
+			if !b.cfg.sharded() { // a shard knows only its own inserts and adds
+				if links < b.links || links > b.links+b.doubtLinks {
+					p.add("linktable holds %d links, the load and the requests' inserts give %d%s", links, b.links, doubt(b.doubtLinks, "more"))
+				}
+				b.checkNodes(&p, nodes)
 			}
 		}
 	}
-	if step == StepLoad || (last && !b.cfg.sharded()) { // a shard knows only its own adds
-		nodes, err := nodeCount(ctx, b.store)
-		if err != nil {
-			return nil, err
-		}
-		if nodes > b.nodes || nodes < b.nodes-b.doubtNodes {
-			p.add("nodetable holds %d nodes, expected %d%s", nodes, b.nodes, doubt(b.doubtNodes, "fewer"))
-		}
-	}
 	return p.result(), nil
+}
+
+// checkNodes compares nodetable's size with the nodes the load and the requests left.
+func (b *Bench) checkNodes(p *problems, nodes int64) {
+	if nodes > b.nodes || nodes < b.nodes-b.doubtNodes {
+		p.add("nodetable holds %d nodes, expected %d%s", nodes, b.nodes, doubt(b.doubtNodes, "fewer"))
+	}
 }
 
 // errStop ends a scan early.
