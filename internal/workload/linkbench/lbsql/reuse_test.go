@@ -11,15 +11,23 @@ import (
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
+// sqlTargets are testtargets.All's SQL targets (SQLite, PostgreSQL, MySQL), by name.
+func sqlTargets(t *testing.T, db, file string) map[string]string {
+	sql := map[string]string{}
+	for name, target := range testtargets.All(t, db, file) {
+		if strings.HasPrefix(target, "sqlite") || strings.HasPrefix(target, "postgres") || strings.HasPrefix(target, "mysql") {
+			sql[name] = target
+		}
+	}
+	return sql
+}
+
 // TestLinkReadsReuseData reads pages of links into one reused slice, as a requester does, on
 // every SQL target: each read returns its own rows' data whatever the previous read left in
 // the slice (longer or shorter data, more or fewer rows), and a read of a page no longer than
 // the slice has held puts its data into the arrays already there.
 func TestLinkReadsReuseData(t *testing.T) {
-	for name, target := range testtargets.All(t, "lbsql_reuse", "reuse") {
-		if !strings.HasPrefix(target, "sqlite") && !strings.HasPrefix(target, "postgres") && !strings.HasPrefix(target, "mysql") {
-			continue
-		}
+	for name, target := range sqlTargets(t, "lbsql_reuse", "reuse") {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			c, err := openStore(t, target).Connect(ctx)

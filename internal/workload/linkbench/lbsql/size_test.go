@@ -2,20 +2,15 @@ package lbsql
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
 // TestSizeMatchesScans: on every SQL target the graph's size from the DBMS's own counts is what
 // the full scans count: links, nodes and the highest node id.
 func TestSizeMatchesScans(t *testing.T) {
-	for name, target := range testtargets.All(t, "lbsql_size", "size") {
-		if !strings.HasPrefix(target, "sqlite") && !strings.HasPrefix(target, "postgres") && !strings.HasPrefix(target, "mysql") {
-			continue
-		}
+	for name, target := range sqlTargets(t, "lbsql_size", "size") {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			st := openStore(t, target)
