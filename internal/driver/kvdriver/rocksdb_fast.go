@@ -306,25 +306,29 @@ func (e *rocksEngine) Put(key, value []byte) error {
 	return nil
 }
 
-// packKeys puts keys end to end in s.keys, their lengths in klens, for one MultiGet call.
-func (s *scratch) packKeys(keys [][]byte, klens *[64]C.size_t) {
+// packKeys puts keys end to end in s.keys, their lengths in klens, for one MultiGet call of at
+// most len(klens) keys.
+func (s *scratch) packKeys(keys [][]byte, klens *[64]C.size_t) error {
+	if len(keys) > len(klens) {
+		return errors.New("rocksdb: a MultiGet batch holds at most 64 keys")
+	}
 	s.keys = s.keys[:0]
 	for i, k := range keys {
 		s.keys = append(s.keys, k...)
 		klens[i] = C.size_t(len(k))
 	}
+	return nil
 }
 
 // MultiGet is RocksDB's batched MultiGet (db_bench --multiread_batched) in one cgo call.
 func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, error) {
-	if len(keys) > 64 {
-		return 0, errors.New("rocksdb: a MultiGet batch holds at most 64 keys")
-	}
 	h := &e.fast
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	var klens, vlens [64]C.size_t
-	s.packKeys(keys, &klens)
+	if err := s.packKeys(keys, &klens); err != nil {
+		return 0, err
+	}
 	for {
 		r := C.dbperf_multi_get(h.db, h.ro, h.cf, h.perfOff, C.size_t(len(keys)), cbytes(s.keys), &klens[0],
 			cbytes(s.buf), C.size_t(len(s.buf)), &vlens[0])
@@ -351,14 +355,13 @@ func (e *rocksEngine) MultiGet(keys [][]byte, fn func(i int, v []byte)) (int, er
 // MultiGetLen is MultiGet without the values' bytes: lens[i] is key i's value length, or -1 when
 // it is absent (lens holds at least len(keys)).
 func (e *rocksEngine) MultiGetLen(keys [][]byte, lens []int) (int, error) {
-	if len(keys) > 64 {
-		return 0, errors.New("rocksdb: a MultiGet batch holds at most 64 keys")
-	}
 	h := &e.fast
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	var klens, vlens [64]C.size_t
-	s.packKeys(keys, &klens)
+	if err := s.packKeys(keys, &klens); err != nil {
+		return 0, err
+	}
 	r := C.dbperf_multi_get(h.db, h.ro, h.cf, h.perfOff, C.size_t(len(keys)), cbytes(s.keys), &klens[0], nil, 0, &vlens[0])
 	if r.rc < 0 {
 		return 0, cError(r.err)
