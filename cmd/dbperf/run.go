@@ -401,20 +401,29 @@ func recordRunOptions(t driver.Target, settings map[string]any) {
 // own OS threads (session.Session.LockOSThreads) and GOMAXPROCS grows with the callers.
 var cgoEngines = map[string]bool{"rocksdb": true}
 
-// lockThreads keeps each step's workers on their own OS threads for an embedded engine called
-// through cgo, yielding now and then, or for a server's clients that wait in the kernel
-// (Session.LockOSThreads, CgoYield), and says so in run.json's settings.
-func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings map[string]any) {
+// threadPerCaller says why each caller of a step needs an OS thread, and a Go processor while
+// it waits, of its own, or "" when it does not: an embedded engine called through cgo, or a
+// server's clients that wait for replies in the kernel (--client-path kernel).
+func threadPerCaller(mon *monitor.Monitor, kind string) string {
 	switch {
 	case mon.Embedded() && cgoEngines[kind]:
-		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): the engine is called through cgo"
-		s.CgoYield = true
+		return "the engine is called through cgo"
 	case !mon.Embedded() && clientPath == driver.ClientKernel:
-		settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): each waits for its replies in the kernel"
-	default:
+		return "each waits for its replies in the kernel"
+	}
+	return ""
+}
+
+// lockThreads keeps each step's workers on their own OS threads where threadPerCaller says
+// why, the cgo engine's yielding now and then (Session.LockOSThreads, CgoYield), and says so
+// in run.json's settings.
+func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings map[string]any) {
+	why := threadPerCaller(mon, kind)
+	if why == "" {
 		return
 	}
-	s.LockOSThreads = true
+	settings["worker_os_threads"] = "one per worker (runtime.LockOSThread): " + why
+	s.LockOSThreads, s.CgoYield = true, mon.Embedded()
 }
 
 // sizeClientProcs starts sizing GOMAXPROCS to the client's need (internal/clientprocs) when
@@ -427,7 +436,7 @@ func sizeClientProcs(mon *monitor.Monitor, kind string, s *session.Session) (sto
 	switch {
 	case clientProcs != "auto":
 		return func() {}
-	case mon.Embedded() && cgoEngines[kind], !mon.Embedded() && clientPath == driver.ClientKernel:
+	case threadPerCaller(mon, kind) != "":
 		s.StepProcs = clientprocs.ForCallers
 		mon.Procs = func() int { return runtime.GOMAXPROCS(0) }
 		return func() {}
