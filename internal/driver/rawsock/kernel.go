@@ -38,11 +38,10 @@ type KernelConn struct {
 	laddr, raddr net.Addr
 	rdl, wdl     atomic.Int64 // deadlines, Unix nanoseconds; 0: none
 
-	mu      sync.Mutex
-	rt, wt  *time.Timer // wake a waiting Read, Write at its deadline
-	ops     int         // calls inside the descriptors; the last to leave after Close closes them
-	closing bool
-	closed  atomic.Bool
+	mu     sync.Mutex
+	rt, wt *time.Timer // wake a waiting Read, Write at its deadline
+	ops    int         // calls inside the descriptors; the last to leave after Close closes them
+	closed atomic.Bool // set under mu; read without it by a waiting call
 }
 
 // Detach takes c, a *net.TCPConn or *net.UnixConn, out of Go's network poller and returns the
@@ -95,7 +94,7 @@ func (k *KernelConn) closeFDs() {
 func (k *KernelConn) enter() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.closing {
+	if k.closed.Load() {
 		return false
 	}
 	k.ops++
@@ -105,7 +104,7 @@ func (k *KernelConn) enter() bool {
 func (k *KernelConn) leave() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.ops--; k.closing && k.ops == 0 {
+	if k.ops--; k.closed.Load() && k.ops == 0 {
 		k.closeFDs()
 	}
 }
@@ -207,10 +206,9 @@ func ppoll(fds *[2]unix.PollFd) (int, syscall.Errno) {
 func (k *KernelConn) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.closing {
+	if k.closed.Load() {
 		return k.opErr("close", net.ErrClosed)
 	}
-	k.closing = true
 	k.closed.Store(true)
 	for _, t := range []*time.Timer{k.rt, k.wt} {
 		if t != nil {
@@ -297,7 +295,7 @@ func (k *KernelConn) SetWriteDeadline(t time.Time) error {
 func (k *KernelConn) setDeadline(dl *atomic.Int64, timer **time.Timer, wake int, t time.Time) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.closing {
+	if k.closed.Load() {
 		return k.opErr("set deadline", net.ErrClosed)
 	}
 	if *timer != nil {
@@ -317,7 +315,7 @@ func (k *KernelConn) setDeadline(dl *atomic.Int64, timer **time.Timer, wake int,
 func (k *KernelConn) pokeOpen(wake int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.closing {
+	if !k.closed.Load() {
 		poke(wake)
 	}
 }
