@@ -94,7 +94,10 @@ func powerLayer(t *testing.T) func() Layer {
 }
 
 // Unsafe controls lose acknowledged commits on a power cut, so the test is seen able to see
-// a loss: SQLite without syncs and Pebble without syncs (Pebble syncs no WAL by itself).
+// a loss: SQLite without syncs and Pebble without syncs. Pebble syncs a WAL only when it
+// rotates the memtable; a cut that lands in a write stall just after a rotation finds every
+// acknowledged commit synced (seen once in CI: 76,308 commits, 0 lost), so each control gets
+// three crashes at different instants and must lose commits in at least one.
 func TestPowerCutUnsafeControlsLose(t *testing.T) {
 	layer := powerLayer(t)
 	for _, tc := range []struct {
@@ -105,7 +108,7 @@ func TestPowerCutUnsafeControlsLose(t *testing.T) {
 		{"pebble", map[string]string{"sync": "false"}},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			f := crashTest(t, tc.kind, "power", 1, tc.settings, layer)
+			f := crashTest(t, tc.kind, "power", 3, tc.settings, layer)
 			if f.Promise != Control {
 				t.Fatalf("promise %q, want control", f.Promise)
 			}
