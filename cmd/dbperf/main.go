@@ -76,13 +76,13 @@ func rootCmd() *cobra.Command {
 func addGlobalFlags(root *cobra.Command) {
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of dbperf itself to this file")
-	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client: auto (one per CPU plus one per client when it waits in the kernel: RocksDB, --client-path kernel; otherwise one, doubled whenever it uses 40% of them; see docs/performance.md) or all (one per CPU, Go's default); recorded per step as client_procs")
+	root.PersistentFlags().StringVar(&clientProcs, "client-procs", "auto", "Go processors of the client: auto (one per CPU plus one per client when it waits in the kernel: RocksDB, --client-path kernel; otherwise one, doubled whenever it uses 40% of them; see docs/performance.md) all (one per CPU, Go's default) or a number N (exactly N for the whole run: with --client-path raw, N threads serve every client as pgbench -j N does); recorded per step as client_procs")
 	root.PersistentFlags().StringVar(&clientPathFlag, "client-path", "kernel", "how the hot statements reach a server: kernel (on the driver's socket with raw system calls, each client waiting in the kernel as a C client does), raw (the same waiting on Go's network poller), netconn (the same through Go's net.Conn) or driver (every statement through pgx or go-sql-driver/mysql); recorded in run.json, see docs/performance.md")
 	root.PersistentFlags().DurationVar(&faultTimeout, "fault-timeout", defaultFaultTimeout, "how long a step goes on without its target, its clients reconnecting, before it ends (0: the first lost connection ends it); recorded in run.json, see docs/reliability.md")
 	root.PersistentFlags().BoolVar(&dbmsCounters, "dbms-counters", true, "sample every DBMS counter each second (docs/counters.md); false asks the DBMS for none, the baseline that measures sampling's own cost; recorded in run.json")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if clientProcs != "auto" && clientProcs != "all" {
-			return fmt.Errorf("--client-procs must be auto or all (got %q)", clientProcs)
+		if err := checkClientProcs(); err != nil {
+			return err
 		}
 		if faultTimeout < 0 {
 			return fmt.Errorf("--fault-timeout must not be negative (got %s)", faultTimeout)

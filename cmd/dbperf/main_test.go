@@ -72,7 +72,7 @@ func TestBadInput(t *testing.T) {
 		{"bad dsn", []string{"--target", "postgres://u:hunter2@127.0.0.1:notaport/db"}, "is not a valid"},
 		{"unreachable server", []string{"--target", "postgres://u:hunter2@127.0.0.1:1/db"}, "cannot connect to postgres at 127.0.0.1:1: connection refused; is the server running"},
 		{"bad tables", []string{"--tables", "some"}, "--tables must be per-client or shared"},
-		{"bad client procs", []string{"--client-procs", "3"}, `--client-procs must be auto or all (got "3")`},
+		{"bad client procs", []string{"--client-procs", "0"}, `--client-procs must be auto, all or a number of processors above 0 (got "0")`},
 		{"target in the run directory", []string{"--target", "pebble:runs/x"}, "the target's files (runs/x) and the run directory (runs/x) are in one place: give the target or --out another path"},
 		{"run directory in the target", []string{"--target", "pebble:runs"}, "the target's files (runs) and the run directory (runs/x) are in one place"},
 	}

@@ -68,3 +68,36 @@ func TestYCSBSplitLoadCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestClientProcsFixed: --client-procs N --client-path raw runs pgbench's tpcb-like as pgbench
+// -j N does, the clients sharing N threads: the step says it used N processors (3, which auto
+// never gives on this path: it doubles from one), run.json records both choices and no thread
+// per worker, and the balances still check.
+func TestClientProcsFixed(t *testing.T) {
+	dsn := testPostgres(t)
+	dsn = dsn[:strings.LastIndex(dsn, "/")+1] + "dbperf_procs" // its own database, created by dbperf
+	dir := t.TempDir()
+	r := run(t, dir, "--client-procs", "3", "--client-path", "raw", "run", "script", "--builtin", "tpcb-like", "--scale", "1",
+		"--clients", "4", "--transactions", "200", "--target", dsn, "--quiet", "--out", "p")
+	if r.code != 0 || !strings.Contains(r.stdout, "check: ") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var sum struct {
+		Host struct {
+			ClientProcs int `json:"client_procs"`
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "p/run/summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || sum.Host.ClientProcs != 3 {
+		t.Errorf("run step: client_procs %d (%v), want 3", sum.Host.ClientProcs, err)
+	}
+	var meta struct{ Settings map[string]any }
+	b, _ = os.ReadFile(filepath.Join(dir, "p/run.json"))
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	s := meta.Settings
+	if s["client_procs"] != "3" || s["client_path"] != "raw" || s["worker_os_threads"] != nil {
+		t.Errorf("run.json settings: client_procs %v, client_path %v, worker_os_threads %v", s["client_procs"], s["client_path"], s["worker_os_threads"])
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -359,8 +360,25 @@ var clientBound = 0.9
 // dbmsCounters is --dbms-counters: whether the monitor samples the DBMS's counters.
 var dbmsCounters = true
 
-// clientProcs is --client-procs: auto or all.
+// clientProcs is --client-procs: auto, all or a number of processors.
 var clientProcs = "auto"
+
+// fixedClientProcs is --client-procs as a number, or 0 for auto and all.
+func fixedClientProcs() int {
+	n, err := strconv.Atoi(clientProcs)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// checkClientProcs says in one sentence what is wrong with --client-procs.
+func checkClientProcs() error {
+	if clientProcs == "auto" || clientProcs == "all" || fixedClientProcs() > 0 {
+		return nil
+	}
+	return fmt.Errorf("--client-procs must be auto, all or a number of processors above 0 (got %q)", clientProcs)
+}
 
 // clientPathFlag is --client-path as given; clientPath, parsed, goes into every target's spec.
 var (
@@ -431,9 +449,14 @@ func lockThreads(mon *monitor.Monitor, kind string, s *session.Session, settings
 // the kernel (--client-path kernel), the processors Go chose plus one per caller of each step
 // (s.StepProcs), since each caller may hold one while it waits; against a server otherwise,
 // from one processor up as the client's CPU use demands; other embedded engines keep Go's
-// choice. stop gives GOMAXPROCS back.
+// choice. A number (--client-procs N) holds GOMAXPROCS at N, callers or not. stop gives
+// GOMAXPROCS back.
 func sizeClientProcs(mon *monitor.Monitor, kind string, s *session.Session) (stop func()) {
-	switch {
+	switch n := fixedClientProcs(); {
+	case n > 0:
+		old := runtime.GOMAXPROCS(n)
+		mon.Procs = func() int { return n }
+		return func() { runtime.GOMAXPROCS(old) }
 	case clientProcs != "auto":
 		return func() {}
 	case threadPerCaller(mon, kind) != "":
