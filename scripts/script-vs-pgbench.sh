@@ -23,12 +23,18 @@
 # Environment:
 #   SVP_PG       PostgreSQL target (default postgres://postgres@127.0.0.1:15432/dbperf_svp)
 #   SVP_SCALE    pgbench -i -s (default 10)
-#   SVP_CLIENTS  clients of both (default 4; pgbench runs them on one thread, its default -j)
+#   SVP_CLIENTS  clients of both (default 4)
+#   SVP_JOBS     pgbench's threads, -j (default 1, pgbench's default: one thread serves every client)
+#   SVP_THREADS  how dbperf runs its clients: pgbench (default) as pgbench does, SVP_JOBS threads
+#                sharing them and waiting for replies together (--client-path raw --client-procs
+#                SVP_JOBS); dbperf, its own default, a thread per client waiting in the kernel
+#                (--client-path SVP_CLIENT_PATH, --client-procs auto)
 #   SVP_SECONDS  length of each run (default 20)
 #   SVP_ROUNDS   rounds (default 3)
 #   SVP_MODE     query mode of both, pgbench's -M (default prepared)
 #   SVP_SCRIPTS  built-ins to compare (default "tpcb-like select-only")
-#   SVP_CLIENT_PATH  dbperf's --client-path: kernel (default), raw, netconn or driver
+#   SVP_CLIENT_PATH  dbperf's --client-path under SVP_THREADS=dbperf: kernel (default), raw,
+#                netconn or driver
 #   SVP_DBPERF   the dbperf binary (default: built into $SVP_DIR)
 #   SVP_DIR      work directory (default /tmp/script-vs-pgbench)
 #   SVP_PERF     1: count context switches and system calls (needs perf with access to the
@@ -39,11 +45,21 @@ cd "$(dirname "$0")/.."
 pg=${SVP_PG:-postgres://postgres@127.0.0.1:15432/dbperf_svp}
 scale=${SVP_SCALE:-10}
 clients=${SVP_CLIENTS:-4}
+jobs=${SVP_JOBS:-1}
+threads=${SVP_THREADS:-pgbench}
 secs=${SVP_SECONDS:-20}
 rounds=${SVP_ROUNDS:-3}
 mode=${SVP_MODE:-prepared}
 scripts=${SVP_SCRIPTS:-tpcb-like select-only}
 client_path=${SVP_CLIENT_PATH:-kernel}
+case $threads in
+pgbench) dbperf_threads=(--client-path raw --client-procs "$jobs") ;;
+dbperf) dbperf_threads=(--client-path "$client_path") ;;
+*)
+	echo "script-vs-pgbench: SVP_THREADS must be pgbench or dbperf (got $threads)" >&2
+	exit 1
+	;;
+esac
 dir=${SVP_DIR:-/tmp/script-vs-pgbench}
 perf=${SVP_PERF:-0}
 mkdir -p "$dir"
@@ -86,7 +102,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+
 run_pgbench() { # script round -> "tps cpu_us_per_tx"; its counts per transaction to $dir/pgbench.counts
 	local out="$dir/pgbench-$1-$2"
 	counter "$out"
-	/usr/bin/time -f '%U %S' -o "$out.time" "${counted[@]}" pgbench -M "$mode" -c "$clients" -T "$secs" -b "$1" "$pg" >"$out.log" 2>&1
+	/usr/bin/time -f '%U %S' -o "$out.time" "${counted[@]}" pgbench -M "$mode" -c "$clients" -j "$jobs" -T "$secs" -b "$1" "$pg" >"$out.log" 2>&1
 	local tps tx cpu
 	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out.log")
 	tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out.log")
@@ -99,7 +115,7 @@ run_dbperf() { # script round -> "tps cpu_us_per_tx transactions client_procs"
 	local out="$dir/dbperf-$1-$2"
 	rm -rf "$out"
 	counter "$out"
-	"${counted[@]}" "$dbperf" --client-path "$client_path" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
+	"${counted[@]}" "$dbperf" "${dbperf_threads[@]}" run script --builtin "$1" --steps run --query-mode "$mode" --clients "$clients" \
 		--step-seconds "$secs" --target "$pg" --quiet --out "$out" >"$out.log" 2>&1
 	python3 - "$out/run/summary.json" <<'PY'
 import json, sys
@@ -109,8 +125,9 @@ print(w["tps"], "%.2f" % (s["client_cpu_sec"] * 1e6 / max(w["transactions"], 1))
 PY
 }
 
+echo "pgbench -M $mode -c $clients -j $jobs; dbperf ${dbperf_threads[*]} --query-mode $mode --clients $clients" | tee "$dir/rounds.txt"
 printf '%-12s %-8s %10s %10s %12s %12s %6s %s\n' script round pg_tps dbperf_tps pg_cpu_us dbperf_cpu_us procs \
-	"ctxsw/syscalls per tx: pgbench, dbperf" | tee "$dir/rounds.txt"
+	"ctxsw/syscalls per tx: pgbench, dbperf" | tee -a "$dir/rounds.txt"
 for s in $scripts; do
 	: >"$dir/$s.pg"
 	: >"$dir/$s.db"
