@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -160,13 +161,17 @@ func (k *KernelConn) Write(b []byte) (int, error) {
 	return done, nil
 }
 
-// wait blocks until the socket has events, the deadline passes or the connection closes.
+// wait blocks until the socket has events, the deadline passes or the connection closes. A
+// call that ends on Close or its deadline pokes wake again: the first call to wake drains it,
+// and every other call waiting on it must wake too.
 func (k *KernelConn) wait(events int16, wake int, deadline *atomic.Int64) error {
 	for {
 		if k.closed.Load() {
+			poke(wake)
 			return net.ErrClosed
 		}
-		if dl := deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+		if dl := deadline.Load(); dl != 0 && int64(time.Since(epoch)) >= dl {
+			poke(wake)
 			return os.ErrDeadlineExceeded
 		}
 		fds := [2]unix.PollFd{{Fd: int32(k.fd), Events: events}, {Fd: int32(wake), Events: unix.POLLIN}}
@@ -184,6 +189,14 @@ func (k *KernelConn) wait(events int16, wake int, deadline *atomic.Int64) error 
 	}
 }
 
+// epoch is the origin of the deadlines: monotonic, unlike Unix time.
+var epoch = time.Now()
+
+// noAsyncPreempt: under GODEBUG=asyncpreemptoff=1 the runtime sends no preemption signal, so
+// nothing would end a wait that keeps its processor: a collection would stop the process until
+// a reply came. Every wait is then a system call.
+var noAsyncPreempt = strings.Contains(os.Getenv("GODEBUG"), "asyncpreemptoff=1")
+
 // rawWaiters counts the waits that keep their processor.
 var rawWaiters atomic.Int64
 
@@ -193,7 +206,7 @@ var rawWaiters atomic.Int64
 // processors, --client-procs all, each would wait for sysmon's preemption, 10 ms).
 func ppoll(fds *[2]unix.PollFd) (int, syscall.Errno) {
 	call := unix.Syscall6
-	if rawWaiters.Add(1) < int64(runtime.GOMAXPROCS(0)) {
+	if rawWaiters.Add(1) < int64(runtime.GOMAXPROCS(0)) && !noAsyncPreempt {
 		call = unix.RawSyscall6
 	}
 	n, _, e := call(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 2, 0, 0, 0, 0)
@@ -303,7 +316,7 @@ func (k *KernelConn) setDeadline(dl *atomic.Int64, timer **time.Timer, wake int,
 	}
 	v := int64(0)
 	if !t.IsZero() {
-		v = max(t.UnixNano(), 1)
+		v = max(int64(t.Sub(epoch)), 1)
 		*timer = time.AfterFunc(time.Until(t), func() { k.pokeOpen(wake) })
 	}
 	dl.Store(v)
