@@ -20,11 +20,36 @@ func (w *Postgres) NextRow() ([][]byte, bool, error) { return w.next(true) }
 
 // Discard reads the rest of the reply as NextRow does but without decoding its rows, for a
 // caller that only counts them (sysbench's ranges: 100 rows each), and returns how many came,
-// with the statement's error. Each row's length is checked, its columns are not.
+// with the statement's error. Each row's fields are checked as pgproto3 checks them, without
+// being copied: a malformed row fails the statement, as it does through pgconn.
 func (w *Postgres) Discard() (int64, error) {
 	w.skipped = 0
 	_, _, err := w.next(false)
 	return w.skipped, err
+}
+
+// wellFormedRow says whether a DataRow's body holds the fields it declares, each NULL (-1) or
+// a length that fits: pgproto3's DataRow.Decode's checks, without its copy of the values.
+func wellFormedRow(body []byte) bool {
+	if len(body) < 2 {
+		return false
+	}
+	fields, rest := int(binary.BigEndian.Uint16(body)), body[2:]
+	for range fields {
+		if len(rest) < 4 {
+			return false
+		}
+		n := int(int32(binary.BigEndian.Uint32(rest)))
+		rest = rest[4:]
+		if n == -1 {
+			continue
+		}
+		if n < 0 || n > len(rest) {
+			return false
+		}
+		rest = rest[n:]
+	}
+	return true
 }
 
 // next reads the reply up to its next row (decode) or to its end, counting the rows (!decode).
@@ -37,6 +62,9 @@ func (w *Postgres) next(decode bool) ([][]byte, bool, error) {
 		switch typ {
 		case 'D':
 			if !decode {
+				if !wellFormedRow(body) {
+					return nil, false, w.fail(errors.New("pgwire: malformed DataRow"))
+				}
 				if w.first == nil {
 					w.skipped++
 				}
