@@ -52,9 +52,11 @@ type Postgres struct {
 	stop func() bool
 	gen  int64        // ctx's generation, counting from 1
 	busy atomic.Int64 // 0 idle; gen running; gen|canceling canceled on the server; -1 shut down
-	// canceled is closed when a CancelRequest sent for a statement has been delivered.
-	canceled atomic.Pointer[chan struct{}]
-	err      error // the connection's fatal error: once set, every call returns it
+	// delivered is ctx's: closed once the CancelRequest its cancellation sent has been
+	// delivered. Each context has its own, so a late callback of an earlier context can
+	// neither make end wait forever nor let a cancellation reach the next statement.
+	delivered chan struct{}
+	err       error // the connection's fatal error: once set, every call returns it
 
 	reply
 }
@@ -130,6 +132,9 @@ func (w *Postgres) acquire(ctx context.Context) error {
 		if err := w.pg.SyncConn(ctx); err != nil {
 			return w.fail(err)
 		}
+		// Bytes given back at Release that pgconn has not read since are the next reply's
+		// start: the raw calls read the socket beneath them.
+		w.absorb(w.un)
 		w.owned = true
 	}
 	w.first, w.rollback, w.simple, w.affected = nil, false, false, 0
@@ -153,12 +158,10 @@ func (w *Postgres) watch(ctx context.Context) {
 	if ctx.Done() == nil {
 		return
 	}
-	gen, pg, ctl, grace := w.gen, w.pg, w.ctl, w.grace
+	gen, pg, ctl, grace, done := w.gen, w.pg, w.ctl, w.grace, make(chan struct{})
+	w.delivered = done
 	w.stop = context.AfterFunc(ctx, func() {
-		done := make(chan struct{})
-		w.canceled.Store(&done)
 		if !w.busy.CompareAndSwap(gen, gen|canceling) {
-			w.canceled.CompareAndSwap(&done, nil)
 			return // idle, or another statement's
 		}
 		go cancelOnServer(pg, ctl, &w.busy, gen, grace, done)
@@ -195,10 +198,8 @@ func (w *Postgres) end() {
 	if w.busy.CompareAndSwap(w.gen, 0) {
 		return
 	}
-	if w.busy.Load() == w.gen|canceling {
-		if ch := w.canceled.Load(); ch != nil {
-			<-*ch
-		}
+	if w.busy.Load() == w.gen|canceling { // only this context's callback sets it
+		<-w.delivered
 		if w.busy.CompareAndSwap(w.gen|canceling, 0) {
 			return
 		}

@@ -115,6 +115,18 @@ func (s *Sock) Fill(n int) error {
 	return nil
 }
 
+// absorb moves the bytes u holds given back to the end of the buffer: the raw calls read the
+// socket beneath u and would skip them.
+func (s *Sock) absorb(u *rawsock.Unreader) {
+	for u.Pending() > 0 {
+		if s.n == len(s.rbuf) {
+			s.rbuf = append(s.rbuf, make([]byte, u.Pending())...)
+		}
+		m, _ := u.Read(s.rbuf[s.n:]) // the given-back bytes only, while there are any
+		s.n += m
+	}
+}
+
 // Buffered is the unread part of the buffer, valid until the next read.
 func (s *Sock) Buffered() []byte { return s.rbuf[s.r:s.n] }
 
