@@ -79,6 +79,9 @@ func (m *MySQL) checkLean(ctx context.Context) error {
 	var u *UnverifiedError
 	if errors.As(err, &u) {
 		m.path, m.fallback = driver.ClientDriver, u.Reason+"; so every statement goes through go-sql-driver/mysql"
+		m.socks.dialAsDriver()
+		c.Close()
+		m.db.SetMaxIdleConns(0) // the pool's connections were dialed for the lean path
 		return nil
 	}
 	return err

@@ -126,7 +126,7 @@ func TestMySQLFallbacks(t *testing.T) {
 			t.Fatal(err)
 		}
 		u.Host = forward(t, u.Host, "")
-		for _, p := range []driver.ClientPath{driver.ClientRaw, driver.ClientNetConn} {
+		for _, p := range []driver.ClientPath{driver.ClientKernel, driver.ClientRaw, driver.ClientNetConn} {
 			m := openMySQLPath(t, u.String(), p)
 			if path, fallback := m.ClientPath(); path != driver.ClientDriver || !strings.Contains(fallback, "proxy") {
 				t.Fatalf("%s behind a proxy: path %s, fallback %q", p, path, fallback)
@@ -134,6 +134,7 @@ func TestMySQLFallbacks(t *testing.T) {
 			if err := m.exec(ctx, "DO 1"); err != nil {
 				t.Fatal(err)
 			}
+			dialedAsDriver(t, m, p)
 		}
 	})
 	t.Run("unix", func(t *testing.T) {
@@ -148,6 +149,7 @@ func TestMySQLFallbacks(t *testing.T) {
 		if path, fallback := m.ClientPath(); path != driver.ClientDriver || !strings.Contains(fallback, "Unix socket") {
 			t.Fatalf("on a Unix socket: path %s, fallback %q", path, fallback)
 		}
+		dialedAsDriver(t, m, driver.ClientRaw)
 	})
 	t.Run("tls", func(t *testing.T) {
 		// The test server has no TLS: the connections' handshakes are marked as if they had
@@ -165,6 +167,26 @@ func TestMySQLFallbacks(t *testing.T) {
 			t.Fatalf("under TLS: path %s, fallback %q", path, fallback)
 		}
 	})
+}
+
+// dialedAsDriver checks that every open connection of m, which fell back to the driver from
+// asked, is a socket as --client-path driver dials it, not one made for the lean path.
+func dialedAsDriver(t *testing.T, m *MySQL, asked driver.ClientPath) {
+	t.Helper()
+	c, err := m.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m.socks.mu.Lock()
+	defer m.socks.mu.Unlock()
+	for id, sc := range m.socks.by {
+		switch sc.Conn.(type) {
+		case *net.TCPConn, *net.UnixConn:
+		default:
+			t.Errorf("asked %s, fell back to the driver: connection %d is a %T, not a socket as the driver dials it", asked, id, sc.Conn)
+		}
+	}
 }
 
 // TestSameEnd: the server's name for the client, an address or a name it resolved, against

@@ -57,10 +57,21 @@ func (s *mysqlSockets) dial(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	if c, err = onPath(c, s.path); err != nil {
+	s.mu.Lock()
+	path := s.path
+	s.mu.Unlock()
+	if c, err = onPath(c, path); err != nil {
 		return nil, err
 	}
 	return &sniffConn{Conn: c, socks: s}, nil
+}
+
+// dialAsDriver makes the connections dialed from now on those of --client-path driver: a
+// target that falls back to the driver measures the same client as one that asked for it.
+func (s *mysqlSockets) dialAsDriver() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.path = ""
 }
 
 func (s *mysqlSockets) add(c *sniffConn) {

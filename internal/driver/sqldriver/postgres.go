@@ -48,11 +48,11 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 		return nil, fmt.Errorf("target %s is not a valid PostgreSQL URL: %v", s, err)
 	}
 	cfg.RuntimeParams["application_name"] = "dbperf"
+	dial := cfg.DialFunc
 	if path := s.ClientPath(); path.Lean() {
 		// Raw system calls on pgx's sockets (rawsock) under --client-path kernel and raw; every
 		// lean path gives pgx back the messages it read that pgx keeps state from
 		// (rawsock.Unreader).
-		dial := cfg.DialFunc
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dial(ctx, network, addr)
 			if err != nil {
@@ -83,8 +83,15 @@ func openPostgres(ctx context.Context, s driver.Spec) (driver.Target, error) {
 	}
 	p.path, p.fallback = s.ClientPath(), ""
 	if _, tls := p.admin.PgConn().Conn().(*tls.Conn); tls && p.path.Lean() {
-		// The lean path reads the socket itself; under TLS only pgx can.
+		// The lean path reads the socket itself; under TLS only pgx can. The connections are
+		// then dialed as --client-path driver dials them, the admin's again, so that a run
+		// that fell back measures the same client as one that asked for the driver.
 		p.path, p.fallback = driver.ClientDriver, "the connection uses TLS (sslmode="+sslMode(s.DSN)+"): the lean path needs the plain socket, so every statement goes through pgx"
+		p.cfg.DialFunc = dial
+		p.admin.Close(ctx)
+		if p.admin, err = p.Connect(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
