@@ -37,7 +37,10 @@ import (
 // QUERY on another connection (MySQLSocket.Kill), which the driver does not, so that the
 // server stops it; anything out of step (a packet out of sequence, bytes after a reply, a
 // length that does not fit) closes the connection, so the driver's next operation fails
-// rather than read a stranger's reply.
+// rather than read a stranger's reply. One thing the driver keeps it cannot update: the status
+// flags of the last reply the driver read, whose NO_BACKSLASH_ESCAPES its interpolateParams
+// escapes by. After a statement here that may change sql_mode (a user's script), a caller
+// sends the driver's statements with arguments prepared, not interpolated (scriptsql does).
 type MySQL struct {
 	Sock
 	kill         func() // KILL QUERY on another connection (MySQLSocket.Kill), or nil

@@ -124,7 +124,15 @@ func (d *dbConn) Exec(ctx context.Context, st *script.Stmt) ([]script.Result, er
 	case script.ModeSimple:
 		rows, err = d.c.QueryContext(ctx, string(st.SQL))
 	case script.ModeExtended:
-		rows, err = d.c.QueryContext(ctx, st.Text, d.argsOf(st)...)
+		// Prepared, executed and closed each time, as pgbench's unnamed statement: never
+		// go-sql-driver's interpolation, which escapes by the status flags of the last reply
+		// it read, and a SET sql_mode on the lean path changes them unseen.
+		var ps *sql.Stmt
+		if ps, err = d.c.PrepareContext(ctx, st.Text); err != nil {
+			return nil, err
+		}
+		defer ps.Close() // on return, once its rows are read and closed
+		rows, err = ps.QueryContext(ctx, d.argsOf(st)...)
 	default:
 		var ps *sql.Stmt
 		if ps, err = d.prepare(ctx, st); err == nil {

@@ -280,3 +280,33 @@ func TestMySQLPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestMySQLSQLModeOnEveryPath: a script's SET sql_mode with NO_BACKSLASH_ESCAPES, which the
+// lean path sends and go-sql-driver never reads the reply of, does not change what a later
+// \gset statement's parameter means, in extended and prepared modes, on every path (the
+// driver's interpolation would escape the backslash for the mode it last saw).
+func TestMySQLSQLModeOnEveryPath(t *testing.T) {
+	target, ok := sqlTargets(t, "paths")["mysql-innodb"]
+	if !ok {
+		t.Skip("no MariaDB (-short)")
+	}
+	ctx := context.Background()
+	const arg = `it's a\`
+	for _, path := range append(clientPaths, driver.ClientKernel) {
+		t.Run(string(path), func(t *testing.T) {
+			_, store := openPath(t, target, path)
+			c := connect(t, store)
+			set := simple("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')", script.StoreNone)
+			if _, err := c.Exec(ctx, set); err != nil {
+				t.Fatal(err)
+			}
+			for id, mode := range []script.Mode{script.ModeExtended, script.ModePrepared} {
+				st := &script.Stmt{ID: id, Mode: mode, Store: script.StoreGset, Text: "SELECT ? AS x", Params: [][]byte{[]byte(arg)}}
+				res, err := c.Exec(ctx, st)
+				if err != nil || len(res) != 1 || len(res[0].Rows) != 1 || res[0].Rows[0][0] != arg {
+					t.Errorf("%s after the lean SET: %q, %v; want %q", mode, res, err, arg)
+				}
+			}
+		})
+	}
+}
