@@ -100,6 +100,30 @@ func TestPGRealStateAfterRelease(t *testing.T) {
 	}
 }
 
+// TestPGRealGivenStaysBounded: a ParameterStatus in every reply (a script that SETs
+// application_name in every transaction) does not pile up for pgconn until the next Release:
+// what is kept stays near maxGiven, and pgx still sees the last value.
+func TestPGRealGivenStaysBounded(t *testing.T) {
+	c, w, _ := realPG(t, true)
+	ctx := context.Background()
+	most := 0
+	for i := range 5000 {
+		if err := w.ExecSimple(ctx, fmt.Appendf(nil, "SET application_name = 'bounded_%d'", i)); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(w.given))
+	}
+	if most > 2*maxGiven {
+		t.Errorf("kept %d bytes of messages for pgconn, want about %d at most", most, maxGiven)
+	}
+	if err := w.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PgConn().ParameterStatus("application_name"); got != "bounded_4999" {
+		t.Errorf("pgx's application_name after Release: %q, want bounded_4999", got)
+	}
+}
+
 // TestPGRealChangedResultType: a prepared statement whose table changed shape fails with
 // the server's 0A000 (cached plan must not change result type) on the lean path as through
 // pgconn, and the connection stays in sync for both.

@@ -78,7 +78,7 @@ type reply struct {
 }
 
 // maxGiven bounds the notices kept for pgconn between two Releases; ParameterStatus and
-// notifications are always kept.
+// notifications are always kept, and handed to pgconn before a statement once they hold more.
 const maxGiven = 64 << 10
 
 // Affected is the row count of the last statement's CommandComplete, once NextRow returned
@@ -127,6 +127,13 @@ func (w *Postgres) acquire(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if w.owned && len(w.given) > maxGiven {
+		// A script that SETs a reported parameter in every transaction: pgconn reads what it
+		// keeps state from now, rather than all of it at the next Release.
+		if err := w.Release(); err != nil {
+			return err
+		}
 	}
 	if !w.owned {
 		if err := w.pg.SyncConn(ctx); err != nil {
