@@ -180,8 +180,8 @@ func TestPGRealChangedResultType(t *testing.T) {
 
 // TestPGRealCancelNearTheEnd: a context canceled while a short statement finishes, or
 // right after, must never cancel the next statement (run with a new context): each next
-// statement sleeps a little (DO: ExecSimple takes no rows) so that a CancelRequest arriving late would hit it. Whatever the
-// timing, the assertion holds for a correct path.
+// statement sleeps a little (DO: ExecSimple takes no rows) so that a CancelRequest arriving
+// late would hit it. Whatever the timing, the assertion holds for a correct path.
 func TestPGRealCancelNearTheEnd(t *testing.T) {
 	forBothPaths(t, func(t *testing.T, c *pgx.Conn, w *Postgres, other *pgx.Conn) {
 		for i := range 20 {
