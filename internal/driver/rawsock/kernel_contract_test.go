@@ -49,6 +49,22 @@ func freeSleepers(k *KernelConn, done <-chan error, left int) {
 	}
 }
 
+// waitingReads starts n Reads of k and returns once each is in (or right before) ppoll; their
+// errors come on the channel.
+func waitingReads(k *KernelConn, n int) chan error {
+	done := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := k.Read(make([]byte, 8))
+			done <- err
+		}()
+	}
+	for rawWaiters.Load() < int64(n) {
+		runtime.Gosched()
+	}
+	return done
+}
+
 // TestCloseEndsEveryWaitingRead: net.Conn lets several goroutines call Read at once, and Close
 // must end every blocked one. All waiting Reads share one eventfd, and the first to wake
 // drains it, so the others can sleep on through Close.
@@ -56,16 +72,7 @@ func TestCloseEndsEveryWaitingRead(t *testing.T) {
 	const readers, rounds = 4, 30
 	for round := range rounds {
 		k, _ := kernelPair(t, "tcp")
-		done := make(chan error, readers)
-		for range readers {
-			go func() {
-				_, err := k.Read(make([]byte, 8))
-				done <- err
-			}()
-		}
-		for rawWaiters.Load() < readers { // every reader is in (or right before) ppoll
-			runtime.Gosched()
-		}
+		done := waitingReads(k, readers)
 		k.Close()
 		got := waitResults(done, readers, 10*time.Second)
 		if len(got) < readers {
@@ -85,16 +92,7 @@ func TestDeadlineEndsEveryWaitingRead(t *testing.T) {
 	const readers, rounds = 4, 30
 	for round := range rounds {
 		k, _ := kernelPair(t, "tcp")
-		done := make(chan error, readers)
-		for range readers {
-			go func() {
-				_, err := k.Read(make([]byte, 8))
-				done <- err
-			}()
-		}
-		for rawWaiters.Load() < readers {
-			runtime.Gosched()
-		}
+		done := waitingReads(k, readers)
 		k.SetReadDeadline(time.Now())
 		got := waitResults(done, readers, 10*time.Second)
 		if len(got) < readers {
