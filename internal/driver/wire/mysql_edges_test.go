@@ -3,53 +3,17 @@ package wire
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 )
 
 // The MySQL lean path's edges: contracts the other tests leave out.
-
-// realMyConn is realMy, also returning the database/sql connection whose socket the lean path
-// uses, so that a test can hand the connection back to go-sql-driver.
-func realMyConn(t *testing.T) (*MySQL, *sql.Conn, *sqldriver.MySQL) {
-	t.Helper()
-	dsn := os.Getenv("DBPERF_TEST_MYSQL")
-	if dsn == "" {
-		t.Skip("DBPERF_TEST_MYSQL is not set")
-	}
-	base, _, _ := strings.Cut(dsn, "?")
-	spec, err := driver.Parse(base[:strings.LastIndex(base, "/")+1] + "dbperf_wire?engine=innodb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	tg, err := driver.Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	my := tg.(*sqldriver.MySQL)
-	c, err := my.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, err := my.Socket(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := NewMySQL(sock, false)
-	t.Cleanup(func() { w.Close(); c.Close() })
-	return w, c, my
-}
 
 // TestMySQLOKLenenc: affected rows and last insert ids of each length-encoded size (1, 3, 4
 // and 9 bytes), then the status flags after them (SERVER_STATUS_IN_TRANS) read at the right

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"strconv"
@@ -17,6 +18,14 @@ import (
 // realMy opens a lean path on the server DBPERF_TEST_MYSQL names (its database dbperf_wire),
 // beside a database/sql connection to check what it did.
 func realMy(t *testing.T) (*MySQL, *sqldriver.MySQL) {
+	t.Helper()
+	w, _, my := realMyConn(t)
+	return w, my
+}
+
+// realMyConn is realMy, also returning the database/sql connection whose socket the lean path
+// uses, so that a test can hand the connection back to go-sql-driver.
+func realMyConn(t *testing.T) (*MySQL, *sql.Conn, *sqldriver.MySQL) {
 	t.Helper()
 	dsn := os.Getenv("DBPERF_TEST_MYSQL")
 	if dsn == "" {
@@ -47,7 +56,7 @@ func realMy(t *testing.T) (*MySQL, *sqldriver.MySQL) {
 	}
 	w := NewMySQL(sock, false)
 	t.Cleanup(func() { w.Close(); c.Close() })
-	return w, my
+	return w, c, my
 }
 
 func mustExec(t *testing.T, w *MySQL, q string) {
