@@ -21,10 +21,17 @@ import (
 // The target's kind must be registered: import its driver package, as the tests do.
 func Open(tb testing.TB, target string) driver.Target {
 	tb.Helper()
+	return OpenPath(tb, target, "")
+}
+
+// OpenPath is Open with the target's statements on client path ("": the default).
+func OpenPath(tb testing.TB, target string, path driver.ClientPath) driver.Target {
+	tb.Helper()
 	spec, err := driver.Parse(target)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	spec.Client = path
 	tg, err := driver.Open(context.Background(), spec)
 	if err != nil {
 		tb.Fatal(err)

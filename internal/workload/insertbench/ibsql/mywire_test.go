@@ -14,6 +14,7 @@ import (
 	"github.com/dbperf/dbperf/internal/driver"
 	"github.com/dbperf/dbperf/internal/driver/sqldriver"
 	wirepkg "github.com/dbperf/dbperf/internal/driver/wire"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/go-sql-driver/mysql"
 )
@@ -286,16 +287,7 @@ func TestMyWireLarge(t *testing.T) {
 // openMySQLPath opens the test server on a client path and binds the benchmark.
 func openMySQLPath(t *testing.T, path driver.ClientPath) *myStore {
 	t.Helper()
-	spec, err := driver.Parse(mysqlTestURL(t, "innodb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Client = path
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.OpenPath(t, mysqlTestURL(t, "innodb"), path)
 	if used, fallback := tg.(*sqldriver.MySQL).ClientPath(); used != path {
 		t.Fatalf("asked for %s, got %s: %s", path, used, fallback)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	ib "github.com/dbperf/dbperf/internal/workload/insertbench"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -33,16 +34,7 @@ func openPostgresPath(t *testing.T, table string, path driver.ClientPath) ib.Sto
 		t.Fatal("DBPERF_TEST_POSTGRES is not set: start a server (dbperf server start postgres) and set it to postgres://USER:PASSWORD@HOST:PORT/DB, or use go test -short to leave PostgreSQL out")
 	}
 	ctx := context.Background()
-	spec, err := driver.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Client = path
-	tg, err := driver.Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.OpenPath(t, dsn, path)
 	st, ok := Bind(tg)
 	if !ok {
 		t.Fatalf("%T is not a SQL target", tg)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	lb "github.com/dbperf/dbperf/internal/workload/linkbench"
 )
 
@@ -30,16 +31,7 @@ func edgeStores(t *testing.T) map[string]*Store {
 			mode string
 		}{{driver.ClientKernel, modes[0]}, {driver.ClientKernel, modes[len(modes)-1]}, {driver.ClientDriver, modes[len(modes)-1]}} {
 			path, mode := pm.path, pm.mode
-			spec, err := driver.Parse(target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec.Client = path
-			tg, err := driver.Open(context.Background(), spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
+			tg := testtargets.OpenPath(t, target, path)
 			s, ok, err := Bind(tg, 0, mode)
 			if !ok || err != nil {
 				t.Fatalf("%s: bind %v %v", name, ok, err)

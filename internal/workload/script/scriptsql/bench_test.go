@@ -75,16 +75,7 @@ func BenchmarkSelectOnly(b *testing.B) {
 
 // benchTarget opens target on path and binds cfg's scripts to it.
 func benchTarget(b *testing.B, target string, path driver.ClientPath, cfg script.Config) (driver.Target, *script.Bench) {
-	spec, err := driver.Parse(target)
-	if err != nil {
-		b.Fatal(err)
-	}
-	spec.Client = path
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { tg.Close() })
+	tg := testtargets.OpenPath(b, target, path)
 	store, _ := scriptsql.For(tg)
 	bench, err := script.New(cfg, store)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbperf/dbperf/internal/driver"
+	"github.com/dbperf/dbperf/internal/testtargets"
 	"github.com/dbperf/dbperf/internal/workload/script"
 	"github.com/dbperf/dbperf/internal/workload/script/scriptsql"
 	"github.com/go-sql-driver/mysql"
@@ -33,16 +34,7 @@ func pgTarget(t *testing.T) string {
 // openPath opens target with its statements on path; the target must keep that path.
 func openPath(t *testing.T, target string, path driver.ClientPath) (driver.Target, script.Store) {
 	t.Helper()
-	spec, err := driver.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Client = path
-	tg, err := driver.Open(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testtargets.OpenPath(t, target, path)
 	if used, why := tg.(driver.PathTarget).ClientPath(); used != path {
 		t.Fatalf("client path %s, want %s (%s)", used, path, why)
 	}
