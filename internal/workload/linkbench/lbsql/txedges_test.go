@@ -53,12 +53,7 @@ func edgeConn(t *testing.T, st *Store) *Conn {
 	if err := st.CreateTables(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := st.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return inner(c).(*Conn)
+	return edgeConnNoCreate(t, st)
 }
 
 // TestPayloadsEverySQLMode: every byte value, quotes, backslashes, NUL, invalid UTF-8,
