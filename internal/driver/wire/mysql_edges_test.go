@@ -120,23 +120,30 @@ func TestMySQLErrorMidRowsReal(t *testing.T) {
 	}
 }
 
+// lockedRow creates table with the row id 1, dropped when the test ends, and holds that row's
+// lock in a transaction through database/sql until the test ends.
+func lockedRow(t *testing.T, w *MySQL, my *sqldriver.MySQL, table string) {
+	t.Helper()
+	mustExec(t, w, "CREATE TABLE IF NOT EXISTS "+table+" (id int PRIMARY KEY, v int)")
+	mustExec(t, w, "REPLACE INTO "+table+" VALUES (1, 0)")
+	t.Cleanup(func() { my.DB().Exec("DROP TABLE IF EXISTS " + table) })
+	tx, err := my.DB().BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	if _, err := tx.Exec("UPDATE " + table + " SET v = 1 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMySQLLockWaitReal: a lock wait timeout (1205) inside a transaction is the statement's
 // error; the transaction stays open (innodb_rollback_on_timeout is off) and InTransaction says
 // so; the connection goes on.
 func TestMySQLLockWaitReal(t *testing.T) {
 	w, _, my := realMyConn(t)
 	ctx := context.Background()
-	mustExec(t, w, "CREATE TABLE IF NOT EXISTS wire_edge_lock (id int PRIMARY KEY, v int)")
-	mustExec(t, w, "REPLACE INTO wire_edge_lock VALUES (1, 0)")
-	t.Cleanup(func() { my.DB().Exec("DROP TABLE IF EXISTS wire_edge_lock") })
-	tx, err := my.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "UPDATE wire_edge_lock SET v = 1 WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
+	lockedRow(t, w, my, "wire_edge_lock")
 	mustExec(t, w, "SET SESSION innodb_lock_wait_timeout = 1")
 	mustExec(t, w, "BEGIN")
 	if _, err := w.Exec(ctx, []byte("UPDATE wire_edge_lock SET v = 2 WHERE id = 1")); !isMyErr(err, 1205) {
@@ -158,17 +165,7 @@ func TestMySQLLockWaitReal(t *testing.T) {
 func TestMySQLCancelKillsReal(t *testing.T) {
 	w, _, my := realMyConn(t)
 	ctx := context.Background()
-	mustExec(t, w, "CREATE TABLE IF NOT EXISTS wire_edge_kill (id int PRIMARY KEY, v int)")
-	mustExec(t, w, "REPLACE INTO wire_edge_kill VALUES (1, 0)")
-	t.Cleanup(func() { my.DB().Exec("DROP TABLE IF EXISTS wire_edge_kill") })
-	tx, err := my.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "UPDATE wire_edge_kill SET v = 1 WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
+	lockedRow(t, w, my, "wire_edge_kill")
 	mustExec(t, w, "SET SESSION innodb_lock_wait_timeout = 600")
 	const q = "UPDATE wire_edge_kill SET v = 2 WHERE id = 1 /* wire_edge */"
 	waiting := func() bool {
@@ -447,17 +444,7 @@ func TestMySQLDeadlockReal(t *testing.T) {
 func TestMySQLKilledByOtherReal(t *testing.T) {
 	w, _, my := realMyConn(t)
 	ctx := context.Background()
-	mustExec(t, w, "CREATE TABLE IF NOT EXISTS wire_edge_kill2 (id int PRIMARY KEY, v int)")
-	mustExec(t, w, "REPLACE INTO wire_edge_kill2 VALUES (1, 0)")
-	t.Cleanup(func() { my.DB().Exec("DROP TABLE IF EXISTS wire_edge_kill2") })
-	tx, err := my.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "UPDATE wire_edge_kill2 SET v = 1 WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
+	lockedRow(t, w, my, "wire_edge_kill2")
 	mustExec(t, w, "SET SESSION innodb_lock_wait_timeout = 600")
 	const q = "UPDATE wire_edge_kill2 SET v = 2 WHERE id = 1 /* wire_edge kill */"
 	go func() {
